@@ -1,0 +1,62 @@
+package io.elect.core.bridge;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.ElectVersion;
+import io.elect.core.config.ElectConfigException;
+import io.elect.core.config.ElectYaml;
+import org.apache.cassandra.exceptions.ConfigurationException;
+import org.apache.cassandra.service.CassandraDaemon;
+
+/**
+ * The main class of an ELECT node: an unmodified Cassandra daemon with ELECT's configuration loader and
+ * services. Before Cassandra starts, the {@code elect:} section is validated, so that a bad value stops the
+ * node with exactly one line on stderr (naming the key and the allowed range) and exit code 1.
+ */
+public final class ElectDaemon
+{
+    private static final Logger logger = LoggerFactory.getLogger(ElectDaemon.class);
+
+    private ElectDaemon()
+    {
+    }
+
+    public static void main(String[] args)
+    {
+        String javaVersion = System.getProperty("java.specification.version");
+        if (!"17".equals(javaVersion))
+            fail("ELECT nodes run on Java 17 (Cassandra 5.0.9 does not start on Java " + javaVersion + "); set JAVA_HOME to a Java 17 JDK");
+        try
+        {
+            ElectYaml.Split split = ElectConfigurationLoader.load(ElectConfigurationLoader.configUrl());
+            logger.info("ELECT {} starting; elect: {}", ElectVersion.get(), split.config);
+        }
+        catch (ElectConfigException e)
+        {
+            fail("invalid configuration: " + e.getMessage());
+        }
+        catch (ConfigurationException e)
+        {
+            fail(e.getMessage());
+        }
+        System.setProperty("cassandra.config.loader", ElectConfigurationLoader.class.getName());
+
+        CassandraDaemon.main(args);
+        try
+        {
+            ElectJmxNode.register();
+        }
+        catch (Exception e)
+        {
+            logger.error("ELECT could not register its JMX beans", e);
+        }
+        logger.info("ELECT {} node started", ElectVersion.get());
+    }
+
+    private static void fail(String line)
+    {
+        System.err.println("elect: " + line);
+        System.exit(1);
+    }
+}

@@ -1,0 +1,62 @@
+package io.elect.core.bridge;
+
+import java.lang.management.ManagementFactory;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
+
+import io.elect.core.ElectVersion;
+import io.elect.core.config.ActiveConfig;
+import io.elect.core.jmx.ElectNodeMBean;
+import org.apache.cassandra.service.StorageService;
+import org.apache.cassandra.utils.FBUtilities;
+
+/** The {@link ElectNodeMBean} of a running node, backed by Cassandra's StorageService. */
+public final class ElectJmxNode implements ElectNodeMBean
+{
+    private final long startedAtMillis = System.currentTimeMillis();
+
+    /** Registers the node MBean in the platform MBean server (the one Cassandra's JMX port serves). Idempotent. */
+    public static void register() throws Exception
+    {
+        ObjectName name = new ObjectName(OBJECT_NAME);
+        var server = ManagementFactory.getPlatformMBeanServer();
+        if (!server.isRegistered(name))
+            server.registerMBean(new StandardMBean(new ElectJmxNode(), ElectNodeMBean.class), name);
+    }
+
+    @Override
+    public String getElectVersion()
+    {
+        return ElectVersion.get();
+    }
+
+    @Override
+    public String getCassandraVersion()
+    {
+        return FBUtilities.getReleaseVersionString();
+    }
+
+    @Override
+    public String getAddress()
+    {
+        return FBUtilities.getBroadcastAddressAndPort().getHostAddressAndPort();
+    }
+
+    @Override
+    public String getOperationMode()
+    {
+        return StorageService.instance.getOperationMode();
+    }
+
+    @Override
+    public String getConfigJson()
+    {
+        return ActiveConfig.get().toString();
+    }
+
+    @Override
+    public long getUptimeMillis()
+    {
+        return System.currentTimeMillis() - startedAtMillis;
+    }
+}

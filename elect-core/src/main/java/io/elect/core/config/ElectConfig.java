@@ -1,0 +1,85 @@
+package io.elect.core.config;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The validated {@code elect:} section of cassandra.yaml. Immutable.
+ *
+ * <p>Every key, its default and its allowed range is listed in README.md ("Configuration reference"); keep
+ * the two in step. Any invalid value raises {@link ElectConfigException} with one line naming the key.
+ */
+public final class ElectConfig
+{
+    /**
+     * Largest k+m: GF(2^8) has 256 elements and a Cauchy matrix needs k+m distinct ones; ISA-L and Jerasure
+     * accept at most 255 chunks per stripe.
+     */
+    public static final int CODEC_MAX_CHUNKS = 255;
+
+    public static final Set<String> CODERS = new TreeSet<>(Set.of("auto", "isal", "jerasure", "java"));
+
+    public final int dataChunks;
+    public final int parityChunks;
+    public final double storageSavingTarget;
+    public final boolean erasureCodingEnabled;
+    public final boolean offloadEnabled;
+    public final int transportPort;
+    public final String coder;
+    public final ColdTierConfig coldTier;
+
+    private ElectConfig(ConfigReader r)
+    {
+        dataChunks = r.intIn("data_chunks", 4, 1, CODEC_MAX_CHUNKS - 1);
+        parityChunks = r.intIn("parity_chunks", 2, 1, CODEC_MAX_CHUNKS - 1);
+        if (dataChunks + parityChunks > CODEC_MAX_CHUNKS)
+            throw new ElectConfigException(r.key("parity_chunks"), "data_chunks + parity_chunks = " + (dataChunks + parityChunks)
+                                                                   + " exceeds the codec limit; allowed: data_chunks + parity_chunks <= " + CODEC_MAX_CHUNKS);
+        storageSavingTarget = r.doubleIn("storage_saving_target", 0.6, 0.0, 1.0, true);
+        erasureCodingEnabled = r.bool("erasure_coding_enabled", true);
+        offloadEnabled = r.bool("offload_enabled", true);
+        transportPort = r.intIn("transport_port", 7070, 1, 65535);
+        coder = r.oneOf("coder", "auto", CODERS);
+        coldTier = new ColdTierConfig(new ConfigReader(r.key("cold_tier"), r.mapping("cold_tier")));
+        r.rejectUnknownKeys();
+    }
+
+    /** The defaults, as if the section were empty. */
+    public static ElectConfig defaults()
+    {
+        return fromMap(Map.of());
+    }
+
+    /**
+     * Validates a parsed {@code elect:} mapping (null or empty means all defaults).
+     *
+     * @throws ElectConfigException naming the first invalid key
+     */
+    public static ElectConfig fromMap(Map<?, ?> section)
+    {
+        return new ElectConfig(new ConfigReader("elect", section));
+    }
+
+    /** The configuration in effect, for {@code electtool status}; holds no secret (credentials are never here). */
+    public Map<String, Object> toMap()
+    {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("data_chunks", dataChunks);
+        m.put("parity_chunks", parityChunks);
+        m.put("storage_saving_target", storageSavingTarget);
+        m.put("erasure_coding_enabled", erasureCodingEnabled);
+        m.put("offload_enabled", offloadEnabled);
+        m.put("transport_port", transportPort);
+        m.put("coder", coder);
+        m.put("cold_tier", coldTier.toMap());
+        return m;
+    }
+
+    @Override
+    public String toString()
+    {
+        return Json.write(toMap());
+    }
+}

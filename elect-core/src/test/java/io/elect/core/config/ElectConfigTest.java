@@ -1,0 +1,156 @@
+package io.elect.core.config;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One test per validation rule of the {@code elect:} section; each checks the key named and the range given. */
+class ElectConfigTest
+{
+    private static ElectConfigException reject(Map<String, Object> section)
+    {
+        return assertThrows(ElectConfigException.class, () -> ElectConfig.fromMap(section));
+    }
+
+    private static Map<String, Object> map(Object... kv)
+    {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2)
+            m.put((String) kv[i], kv[i + 1]);
+        return m;
+    }
+
+    @Test
+    void defaults()
+    {
+        ElectConfig c = ElectConfig.defaults();
+        assertEquals(4, c.dataChunks);
+        assertEquals(2, c.parityChunks);
+        assertEquals(0.6, c.storageSavingTarget);
+        assertTrue(c.erasureCodingEnabled);
+        assertTrue(c.offloadEnabled);
+        assertEquals("auto", c.coder);
+        assertEquals("elect", c.coldTier.bucket);
+        assertTrue(c.coldTier.pathStyle);
+    }
+
+    @Test
+    void acceptsValidValues()
+    {
+        ElectConfig c = ElectConfig.fromMap(map("data_chunks", 6, "parity_chunks", 3, "storage_saving_target", 0,
+                                                "erasure_coding_enabled", false, "coder", "java",
+                                                "cold_tier", map("endpoint", "https://s3.example.com", "bucket", "my.bucket-1",
+                                                                 "region", "eu-west-1", "path_style", false)));
+        assertEquals(6, c.dataChunks);
+        assertEquals(3, c.parityChunks);
+        assertEquals(0.0, c.storageSavingTarget);
+        assertFalse(c.erasureCodingEnabled);
+        assertEquals("https://s3.example.com", c.coldTier.endpoint.toString());
+        assertFalse(c.coldTier.pathStyle);
+    }
+
+    @Test
+    void alphaOutsideHalfOpenUnitInterval()
+    {
+        for (Object bad : new Object[]{ 1.5, 1.0, 1, -0.01 })
+        {
+            ElectConfigException e = reject(map("storage_saving_target", bad));
+            assertEquals("elect.storage_saving_target", e.key());
+            assertTrue(e.getMessage().contains("[0, 1)"), e.getMessage());
+        }
+        assertEquals(0.99, ElectConfig.fromMap(map("storage_saving_target", 0.99)).storageSavingTarget);
+    }
+
+    @Test
+    void dataChunksBelowOne()
+    {
+        ElectConfigException e = reject(map("data_chunks", 0));
+        assertEquals("elect.data_chunks", e.key());
+        assertTrue(e.getMessage().contains("[1, "), e.getMessage());
+    }
+
+    @Test
+    void parityChunksBelowOne()
+    {
+        assertEquals("elect.parity_chunks", reject(map("parity_chunks", 0)).key());
+        assertEquals("elect.parity_chunks", reject(map("parity_chunks", -3)).key());
+    }
+
+    @Test
+    void totalAboveCodecLimit()
+    {
+        ElectConfigException e = reject(map("data_chunks", 200, "parity_chunks", 56));
+        assertEquals("elect.parity_chunks", e.key());
+        assertTrue(e.getMessage().contains("<= " + ElectConfig.CODEC_MAX_CHUNKS), e.getMessage());
+        ElectConfig.fromMap(map("data_chunks", 200, "parity_chunks", 55));
+    }
+
+    @Test
+    void unknownKeyNamed()
+    {
+        ElectConfigException e = reject(map("data_chunk", 4));
+        assertEquals("elect.data_chunk", e.key());
+        assertTrue(e.getMessage().contains("unknown key"), e.getMessage());
+        assertEquals("elect.cold_tier.endpiont", reject(map("cold_tier", map("endpiont", "http://x"))).key());
+    }
+
+    @Test
+    void wrongTypes()
+    {
+        assertEquals("elect.data_chunks", reject(map("data_chunks", "four")).key());
+        assertEquals("elect.data_chunks", reject(map("data_chunks", 4.5)).key());
+        assertEquals("elect.storage_saving_target", reject(map("storage_saving_target", "high")).key());
+        assertEquals("elect.offload_enabled", reject(map("offload_enabled", "yes please")).key());
+        assertEquals("elect.cold_tier", reject(map("cold_tier", "s3://x")).key());
+        assertEquals("elect.coder", reject(map("coder", 3)).key());
+    }
+
+    @Test
+    void coderMustBeKnown()
+    {
+        ElectConfigException e = reject(map("coder", "gpu"));
+        assertEquals("elect.coder", e.key());
+        assertTrue(e.getMessage().contains("isal"), e.getMessage());
+    }
+
+    @Test
+    void portRange()
+    {
+        assertEquals("elect.transport_port", reject(map("transport_port", 0)).key());
+        assertEquals("elect.transport_port", reject(map("transport_port", 70000)).key());
+    }
+
+    @Test
+    void coldTierEndpointAndBucket()
+    {
+        assertEquals("elect.cold_tier.endpoint", reject(map("cold_tier", map("endpoint", "ftp://host"))).key());
+        assertEquals("elect.cold_tier.endpoint", reject(map("cold_tier", map("endpoint", "not a url"))).key());
+        assertEquals("elect.cold_tier.bucket", reject(map("cold_tier", map("bucket", "Upper_Case"))).key());
+        assertEquals("elect.cold_tier.bucket", reject(map("cold_tier", map("bucket", "ab"))).key());
+        assertEquals("elect.cold_tier.region", reject(map("cold_tier", map("region", " "))).key());
+        assertEquals("elect.cold_tier.credentials_file", reject(map("cold_tier", map("credentials_file", ""))).key());
+    }
+
+    @Test
+    void messagesAreOneLine()
+    {
+        for (Map<String, Object> bad : java.util.List.of(map("storage_saving_target", 1.5), map("nope", 1),
+                                                          map("cold_tier", map("bucket", "A"))))
+            assertFalse(reject(bad).getMessage().contains("\n"));
+    }
+
+    @Test
+    void toMapHoldsNoSecretAndRoundTrips()
+    {
+        ElectConfig c = ElectConfig.fromMap(map("cold_tier", map("credentials_file", "/etc/elect/s3.creds")));
+        String json = c.toString();
+        assertTrue(json.contains("\"credentials\":\"file /etc/elect/s3.creds\""), json);
+        assertTrue(json.startsWith("{\"data_chunks\":4,"), json);
+    }
+}
