@@ -1,0 +1,552 @@
+package io.elect.core.bridge;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.trees.RoleRanges;
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.SerializationHeader;
+import org.apache.cassandra.db.commitlog.CommitLogPosition;
+import org.apache.cassandra.db.commitlog.IntervalSet;
+import org.apache.cassandra.db.compaction.AbstractCompactionTask;
+import org.apache.cassandra.db.compaction.LeveledCompactionStrategy;
+import org.apache.cassandra.db.compaction.OperationType;
+import org.apache.cassandra.db.lifecycle.LifecycleNewTracker;
+import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
+import org.apache.cassandra.dht.Range;
+import org.apache.cassandra.dht.Token;
+import org.apache.cassandra.index.Index;
+import org.apache.cassandra.io.sstable.Descriptor;
+import org.apache.cassandra.io.sstable.ISSTableScanner;
+import org.apache.cassandra.io.sstable.SSTableMultiWriter;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.io.sstable.metadata.StatsMetadata;
+import org.apache.cassandra.utils.TimeUUID;
+
+/**
+ * ELECT's compaction strategy: decoupled primary and secondary LSM-trees inside one Cassandra table.
+ * Opt in per table with {@code compaction = {'class': 'io.elect.core.bridge.ElectCompactionStrategy',
+ * 'sstable_size_in_mb': .., 'fanout_size': ..}} (LCS's options, validated by LCS).
+ *
+ * <p>Invariants (checked by the tests):
+ * <ul>
+ * <li>Every SSTable this strategy writes (flush, streaming, compaction) lies inside one segment of the node's role
+ *     map ({@link RoleRangesSource}): flush output is split by {@link RoleSplittingMultiWriter}, compactions whose
+ *     inputs may cross roles use {@link RoleSplittingCompactionTask}, and per-role trees only compact SSTables of
+ *     their own role, whose outputs are subsets of their inputs' keys.</li>
+ * <li>Each SSTable handed to this instance is in exactly one place: the leveled tree of its role (an inner
+ *     {@link LeveledCompactionStrategy} with this table's options, so LCS semantics per role) or the misfit set
+ *     (it spans a role boundary: imported, streamed whole, or the role map changed). Misfits are re-split first by
+ *     the next background compaction, one SSTable per task, keeping their level where no overlap results.</li>
+ * <li>The role map is re-read on every routing call; when it changes (ring version, replication, test override)
+ *     every SSTable is re-classified, which is how a topology change turns straddling SSTables into misfits.</li>
+ * </ul>
+ * The outer LCS manifest stays empty: every method of LCS that reads it is overridden. Several instances exist per
+ * table (repaired / unrepaired / pending repair, re-created on ALTER), each with its own trees; visibility code
+ * aggregates them via {@code cfs.getCompactionStrategyManager().getStrategies()}.
+ *
+ * <p>Thread-safety: all routing state is guarded by {@code this}; inner strategies are only called under it.
+ * Not overridable (package-private in Cassandra): {@code getEstimatedRemainingTasks(int, long)}, used only by
+ * streaming's back-pressure, which therefore sees the (empty) outer manifest.
+ */
+public class ElectCompactionStrategy extends LeveledCompactionStrategy
+{
+    private static final Logger logger = LoggerFactory.getLogger(ElectCompactionStrategy.class);
+
+    /** Placement of an SSTable that spans two roles. */
+    static final int MISFIT = Integer.MIN_VALUE;
+
+    private final Map<String, String> treeOptions;
+    private final Map<Integer, LeveledCompactionStrategy> trees = new TreeMap<>();
+    private final Map<SSTableReader, Integer> placement = new HashMap<>();
+    private final Set<SSTableReader> misfits = new HashSet<>();
+    private RoleRanges<Token> roles;
+    private boolean started;
+
+    public ElectCompactionStrategy(ColumnFamilyStore cfs, Map<String, String> options)
+    {
+        super(cfs, options);
+        this.treeOptions = new HashMap<>(options);
+        ElectTables.registerTable(cfs);
+    }
+
+    // ---- role map --------------------------------------------------------------------------------------------
+
+    /** The role map in force for this table, re-classifying all SSTables if it changed. */
+    public synchronized RoleRanges<Token> currentRoles()
+    {
+        RoleRanges<Token> now = RoleRangesSource.forKeyspace(cfs.getKeyspaceName());
+        if (now == roles)
+            return now;
+        RoleRanges<Token> before = roles;
+        roles = now;
+        if (before == null)
+            return now;
+        long start = System.nanoTime();
+        int moved = 0;
+        for (SSTableReader sstable : new ArrayList<>(placement.keySet()))
+        {
+            int target = classify(sstable);
+            if (target != placement.get(sstable))
+            {
+                unplace(sstable);
+                place(sstable);
+                moved++;
+            }
+        }
+        logger.info("ELECT role map of {}.{} changed: {} of {} SSTables moved, {} misfits to re-split ({} ms)",
+                    cfs.getKeyspaceName(), cfs.getTableName(), moved, placement.size(), misfits.size(),
+                    (System.nanoTime() - start) / 1_000_000);
+        return now;
+    }
+
+    private int classify(SSTableReader sstable)
+    {
+        Integer role = roles.spanRole(sstable.getFirst().getToken(), sstable.getLast().getToken());
+        return role == null ? MISFIT : role;
+    }
+
+    private LeveledCompactionStrategy tree(int role)
+    {
+        LeveledCompactionStrategy tree = trees.get(role);
+        if (tree == null)
+        {
+            tree = new LeveledCompactionStrategy(cfs, treeOptions);
+            if (started)
+                tree.startup();
+            trees.put(role, tree);
+            ElectTables.ensureRoleMetrics(cfs, role);
+        }
+        return tree;
+    }
+
+    /** REQUIRES: sstable not placed. */
+    private void place(SSTableReader sstable)
+    {
+        int target = classify(sstable);
+        placement.put(sstable, target);
+        if (target == MISFIT)
+            misfits.add(sstable);
+        else
+            tree(target).addSSTable(sstable);
+    }
+
+    private void unplace(SSTableReader sstable)
+    {
+        Integer p = placement.remove(sstable);
+        if (p == null)
+            return;
+        if (p == MISFIT)
+            misfits.remove(sstable);
+        else
+            trees.get(p).removeSSTable(sstable);
+    }
+
+    // ---- SSTable set maintenance (idempotent: Cassandra may repeat notifications) ------------------------------
+
+    @Override
+    public synchronized void addSSTable(SSTableReader added)
+    {
+        currentRoles();
+        unplace(added);
+        place(added);
+    }
+
+    @Override
+    public synchronized void addSSTables(Iterable<SSTableReader> added)
+    {
+        currentRoles();
+        for (SSTableReader sstable : added)
+        {
+            unplace(sstable);
+            place(sstable);
+        }
+    }
+
+    @Override
+    public synchronized void removeSSTable(SSTableReader sstable)
+    {
+        unplace(sstable);
+    }
+
+    @Override
+    public synchronized void removeSSTables(Iterable<SSTableReader> removed)
+    {
+        for (SSTableReader sstable : removed)
+            unplace(sstable);
+    }
+
+    /**
+     * Routes a compaction result per role: each tree sees {@code replace(removed_r, added_r)} so that LCS keeps its
+     * last-compacted-key bookkeeping, or {@code addSSTables} when it lost nothing (LCS asserts a non-empty removed set).
+     */
+    @Override
+    public synchronized void replaceSSTables(Collection<SSTableReader> removed, Collection<SSTableReader> added)
+    {
+        currentRoles();
+        Map<Integer, List<SSTableReader>> removedByRole = new HashMap<>();
+        for (SSTableReader sstable : removed)
+        {
+            Integer p = placement.remove(sstable);
+            if (p == null)
+                continue;
+            if (p == MISFIT)
+                misfits.remove(sstable);
+            else
+                removedByRole.computeIfAbsent(p, k -> new ArrayList<>()).add(sstable);
+        }
+        Map<Integer, List<SSTableReader>> addedByRole = new HashMap<>();
+        for (SSTableReader sstable : added)
+        {
+            unplace(sstable);
+            int target = classify(sstable);
+            placement.put(sstable, target);
+            if (target == MISFIT)
+                misfits.add(sstable);
+            else
+                addedByRole.computeIfAbsent(target, k -> new ArrayList<>()).add(sstable);
+        }
+        Set<Integer> touched = new HashSet<>(removedByRole.keySet());
+        touched.addAll(addedByRole.keySet());
+        for (int role : touched)
+        {
+            List<SSTableReader> r = removedByRole.getOrDefault(role, Collections.emptyList());
+            List<SSTableReader> a = addedByRole.getOrDefault(role, Collections.emptyList());
+            if (r.isEmpty())
+                tree(role).addSSTables(a);
+            else
+                tree(role).replaceSSTables(r, a);
+        }
+    }
+
+    @Override
+    public synchronized void metadataChanged(StatsMetadata oldMetadata, SSTableReader sstable)
+    {
+        Integer p = placement.get(sstable);
+        if (p != null && p != MISFIT)
+            trees.get(p).metadataChanged(oldMetadata, sstable);
+    }
+
+    @Override
+    protected synchronized Set<SSTableReader> getSSTables()
+    {
+        return new HashSet<>(placement.keySet());
+    }
+
+    // ---- life cycle ------------------------------------------------------------------------------------------
+
+    @Override
+    public synchronized void startup()
+    {
+        started = true;
+        super.startup();
+        for (LeveledCompactionStrategy tree : trees.values())
+            tree.startup();
+    }
+
+    @Override
+    public synchronized void shutdown()
+    {
+        started = false;
+        super.shutdown();
+        for (LeveledCompactionStrategy tree : trees.values())
+            tree.shutdown();
+    }
+
+    @Override
+    public synchronized void pause()
+    {
+        super.pause();
+        for (LeveledCompactionStrategy tree : trees.values())
+            tree.pause();
+    }
+
+    @Override
+    public synchronized void resume()
+    {
+        super.resume();
+        for (LeveledCompactionStrategy tree : trees.values())
+            tree.resume();
+    }
+
+    // ---- compaction tasks ------------------------------------------------------------------------------------
+
+    /** Misfits first (one per task), then the tree with the most estimated work that has a task. */
+    @Override
+    public synchronized AbstractCompactionTask getNextBackgroundTask(long gcBefore)
+    {
+        RoleRanges<Token> now = currentRoles();
+        Set<SSTableReader> compacting = cfs.getTracker().getCompacting();
+        for (SSTableReader misfit : new ArrayList<>(misfits))
+        {
+            if (compacting.contains(misfit) || misfit.isMarkedSuspect())
+                continue;
+            LifecycleTransaction txn = cfs.getTracker().tryModify(misfit, OperationType.COMPACTION);
+            if (txn != null)
+            {
+                logger.info("ELECT re-splitting {} ({} bytes, L{}) of {}.{} at role boundaries",
+                            misfit.descriptor, misfit.onDiskLength(), misfit.getSSTableLevel(),
+                            cfs.getKeyspaceName(), cfs.getTableName());
+                return new RoleSplittingCompactionTask(cfs, txn, misfit.getSSTableLevel(), gcBefore,
+                                                       getMaxSSTableBytes(), now);
+            }
+        }
+        List<Map.Entry<Integer, LeveledCompactionStrategy>> byWork = new ArrayList<>(trees.entrySet());
+        Map<Integer, Integer> work = new HashMap<>();
+        for (Map.Entry<Integer, LeveledCompactionStrategy> e : byWork)
+            work.put(e.getKey(), e.getValue().getEstimatedRemainingTasks());
+        byWork.sort((a, b) -> Integer.compare(work.get(b.getKey()), work.get(a.getKey())));
+        for (Map.Entry<Integer, LeveledCompactionStrategy> e : byWork)
+        {
+            AbstractCompactionTask task = e.getValue().getNextBackgroundTask(gcBefore);
+            if (task != null)
+                return task;
+        }
+        return null;
+    }
+
+    /** One major compaction per role tree, plus one re-splitting task over all misfits. */
+    @Override
+    public synchronized Collection<AbstractCompactionTask> getMaximalTask(long gcBefore, boolean splitOutput)
+    {
+        RoleRanges<Token> now = currentRoles();
+        List<AbstractCompactionTask> tasks = new ArrayList<>();
+        for (LeveledCompactionStrategy tree : trees.values())
+        {
+            Collection<AbstractCompactionTask> t = tree.getMaximalTask(gcBefore, splitOutput);
+            if (t != null)
+                tasks.addAll(t);
+        }
+        if (!misfits.isEmpty())
+        {
+            List<SSTableReader> candidates = filterSuspectSSTables(misfits);
+            LifecycleTransaction txn = candidates.isEmpty() ? null
+                                       : cfs.getTracker().tryModify(candidates, OperationType.COMPACTION);
+            if (txn != null)
+                tasks.add(new RoleSplittingCompactionTask(cfs, txn, 0, gcBefore, getMaxSSTableBytes(), now));
+        }
+        return tasks.isEmpty() ? null : tasks;
+    }
+
+    @Override
+    public AbstractCompactionTask getUserDefinedTask(Collection<SSTableReader> sstables, long gcBefore)
+    {
+        if (sstables.isEmpty())
+            return null;
+        LifecycleTransaction txn = cfs.getTracker().tryModify(sstables, OperationType.COMPACTION);
+        if (txn == null)
+        {
+            logger.debug("Unable to mark {} for user-defined compaction; probably compacting already", sstables);
+            return null;
+        }
+        int level = sstables.size() > 1 ? 0 : sstables.iterator().next().getSSTableLevel();
+        return new RoleSplittingCompactionTask(cfs, txn, level, gcBefore,
+                                               level == 0 ? Long.MAX_VALUE : getMaxSSTableBytes(), currentRoles());
+    }
+
+    @Override
+    public AbstractCompactionTask getCompactionTask(LifecycleTransaction txn, long gcBefore, long maxSSTableBytes)
+    {
+        int level = -1;
+        for (SSTableReader sstable : txn.originals())
+        {
+            if (level == -1)
+                level = sstable.getSSTableLevel();
+            if (level != sstable.getSSTableLevel())
+                level = 0;
+        }
+        return new RoleSplittingCompactionTask(cfs, txn, Math.max(level, 0), gcBefore, maxSSTableBytes, currentRoles());
+    }
+
+    /** Groups of at most two SSTables of the same role (or all misfits) and the same level. */
+    @Override
+    public synchronized Collection<Collection<SSTableReader>> groupSSTablesForAntiCompaction(Collection<SSTableReader> sstables)
+    {
+        currentRoles();
+        Map<List<Integer>, List<SSTableReader>> byRoleAndLevel = new HashMap<>();
+        for (SSTableReader sstable : sstables)
+            byRoleAndLevel.computeIfAbsent(List.of(classify(sstable), sstable.getSSTableLevel()), k -> new ArrayList<>())
+                          .add(sstable);
+        Collection<Collection<SSTableReader>> groups = new ArrayList<>();
+        for (List<SSTableReader> same : byRoleAndLevel.values())
+            for (int i = 0; i < same.size(); i += 2)
+                groups.add(new ArrayList<>(same.subList(i, Math.min(i + 2, same.size()))));
+        return groups;
+    }
+
+    @Override
+    public synchronized int getEstimatedRemainingTasks()
+    {
+        int n = misfits.size();
+        for (LeveledCompactionStrategy tree : trees.values())
+            n += tree.getEstimatedRemainingTasks();
+        return n;
+    }
+
+    // ---- scanners and per-level statistics ---------------------------------------------------------------------
+
+    /** Leveled scanners per role tree; misfits and SSTables not (yet) placed get one scanner each. */
+    @Override
+    public synchronized ScannerList getScanners(Collection<SSTableReader> sstables, Collection<Range<Token>> ranges)
+    {
+        Map<Integer, List<SSTableReader>> byRole = new HashMap<>();
+        List<SSTableReader> loose = new ArrayList<>();
+        for (SSTableReader sstable : sstables)
+        {
+            Integer p = placement.get(sstable);
+            if (p == null || p == MISFIT)
+                loose.add(sstable);
+            else
+                byRole.computeIfAbsent(p, k -> new ArrayList<>()).add(sstable);
+        }
+        List<ISSTableScanner> scanners = new ArrayList<>(sstables.size());
+        try
+        {
+            for (Map.Entry<Integer, List<SSTableReader>> e : byRole.entrySet())
+                scanners.addAll(trees.get(e.getKey()).getScanners(e.getValue(), ranges).scanners);
+            for (SSTableReader sstable : loose)
+                scanners.add(sstable.getScanner(ranges));
+        }
+        catch (Throwable t)
+        {
+            ISSTableScanner.closeAllAndPropagate(scanners, t);
+        }
+        return new ScannerList(scanners);
+    }
+
+    @Override
+    public synchronized int getLevelSize(int level)
+    {
+        int n = 0;
+        for (LeveledCompactionStrategy tree : trees.values())
+            n += tree.getLevelSize(level);
+        for (SSTableReader misfit : misfits)
+            if (misfit.getSSTableLevel() == level)
+                n++;
+        return n;
+    }
+
+    @Override
+    public synchronized int[] getAllLevelSize()
+    {
+        long[][] s = totals();
+        int[] out = new int[s[0].length];
+        for (int i = 0; i < out.length; i++)
+            out[i] = (int) s[0][i];
+        return out;
+    }
+
+    @Override
+    public synchronized long[] getAllLevelSizeBytes()
+    {
+        return totals()[1];
+    }
+
+    /** [counts per level, bytes per level] over all trees and misfits. */
+    private long[][] totals()
+    {
+        long[][] out = new long[][]{ new long[0], new long[0] };
+        for (RoleLevels r : roleLevels().values())
+        {
+            out[0] = addInto(out[0], r.sstables);
+            out[1] = addInto(out[1], r.bytes);
+        }
+        return out;
+    }
+
+    private static long[] addInto(long[] acc, long[] more)
+    {
+        long[] out = acc.length >= more.length ? acc : java.util.Arrays.copyOf(acc, more.length);
+        for (int i = 0; i < more.length; i++)
+            out[i] += more[i];
+        return out;
+    }
+
+    /** SSTable count and live bytes on disk per level of one role's tree (or of the misfits). */
+    public static final class RoleLevels
+    {
+        public final long[] sstables;
+        public final long[] bytes;
+
+        RoleLevels(long[] sstables, long[] bytes)
+        {
+            this.sstables = sstables;
+            this.bytes = bytes;
+        }
+    }
+
+    /** Per role (and {@link #MISFIT}) the SSTable count and bytes per level; a snapshot. */
+    public synchronized Map<Integer, RoleLevels> roleLevels()
+    {
+        Map<Integer, RoleLevels> out = new TreeMap<>();
+        for (Map.Entry<Integer, LeveledCompactionStrategy> e : trees.entrySet())
+        {
+            int[] counts = e.getValue().getAllLevelSize();
+            long[] c = new long[counts.length];
+            for (int i = 0; i < counts.length; i++)
+                c[i] = counts[i];
+            out.put(e.getKey(), new RoleLevels(c, e.getValue().getAllLevelSizeBytes().clone()));
+        }
+        if (!misfits.isEmpty())
+        {
+            long[] c = new long[1];
+            long[] b = new long[1];
+            for (SSTableReader m : misfits)
+            {
+                int l = m.getSSTableLevel();
+                c = addInto(c, levelVector(l, 1));
+                b = addInto(b, levelVector(l, m.onDiskLength()));
+            }
+            out.put(MISFIT, new RoleLevels(c, b));
+        }
+        return out;
+    }
+
+    private static long[] levelVector(int level, long value)
+    {
+        long[] v = new long[level + 1];
+        v[level] = value;
+        return v;
+    }
+
+    /** Number of SSTables awaiting a re-split (spanning two roles). */
+    public synchronized int misfitCount()
+    {
+        return misfits.size();
+    }
+
+    // ---- flush and streaming output ----------------------------------------------------------------------------
+
+    @Override
+    public SSTableMultiWriter createSSTableMultiWriter(Descriptor descriptor,
+                                                       long keyCount,
+                                                       long repairedAt,
+                                                       TimeUUID pendingRepair,
+                                                       boolean isTransient,
+                                                       IntervalSet<CommitLogPosition> commitLogPositions,
+                                                       int sstableLevel,
+                                                       SerializationHeader header,
+                                                       Collection<Index.Group> indexGroups,
+                                                       LifecycleNewTracker lifecycleNewTracker)
+    {
+        return new RoleSplittingMultiWriter(cfs, descriptor, keyCount, repairedAt, pendingRepair, isTransient,
+                                            commitLogPositions, sstableLevel, header, indexGroups,
+                                            lifecycleNewTracker, currentRoles());
+    }
+
+    @Override
+    public String toString()
+    {
+        return String.format("ElectCS@%d(%s.%s)", hashCode(), cfs.getKeyspaceName(), cfs.name);
+    }
+}

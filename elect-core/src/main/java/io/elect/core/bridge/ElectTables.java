@@ -1,0 +1,231 @@
+package io.elect.core.bridge;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.management.ObjectName;
+
+import com.codahale.metrics.Gauge;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.compaction.AbstractCompactionStrategy;
+import org.apache.cassandra.metrics.CassandraMetricsRegistry;
+import org.apache.cassandra.utils.FBUtilities;
+import org.apache.cassandra.utils.MBeanWrapper;
+
+/**
+ * Visibility of ELECT's decoupled trees: the {@value #MBEAN_NAME} MBean (JSON, for {@code electtool tables}) and
+ * Dropwizard gauges in Cassandra's metrics registry.
+ *
+ * <p>Metric names: group {@value #METRIC_GROUP}, type {@value #METRIC_TYPE}, names {@code LevelSSTables} /
+ * {@code LevelBytes} with scope {@code <keyspace>.<table>.role<r>.L<level>} (r = 0 primary, i secondary,
+ * {@code None} = not a replica), and {@code Misfits} with scope {@code <keyspace>.<table>}. All values are computed
+ * on read from the live strategy instances of the table (repaired, unrepaired and pending-repair holders summed), so
+ * nothing is stale after an ALTER re-creates the strategies.
+ *
+ * <p>Thread-safe; registration is idempotent.
+ */
+public final class ElectTables implements ElectTablesMBean
+{
+    private static final Logger logger = LoggerFactory.getLogger(ElectTables.class);
+
+    public static final String MBEAN_NAME = "io.elect:type=Tables";
+    public static final String METRIC_GROUP = "io.elect.metrics";
+    public static final String METRIC_TYPE = "ElectTrees";
+    /** LCS's maximum number of levels (LeveledGenerations.MAX_LEVEL_COUNT). */
+    static final int LEVELS = 9;
+
+    private static final ElectTables instance = new ElectTables();
+    /** "keyspace.table" names of tables that have had an ELECT strategy on this node. */
+    private static final Set<List<String>> tables = ConcurrentHashMap.newKeySet();
+    private static final Set<String> registeredMetrics = ConcurrentHashMap.newKeySet();
+    private static volatile boolean mbeanRegistered;
+
+    private ElectTables()
+    {
+    }
+
+    /** Called from every strategy constructor: MUST NOT touch the (possibly half-built) table. */
+    static void registerTable(ColumnFamilyStore cfs)
+    {
+        if (tables.add(List.of(cfs.getKeyspaceName(), cfs.getTableName())))
+        {
+            registerMBean();
+            String scope = cfs.getKeyspaceName() + '.' + cfs.getTableName();
+            register("Misfits", scope, () -> aggregate(cfs.getKeyspaceName(), cfs.getTableName()).misfits);
+        }
+    }
+
+    private static synchronized void registerMBean()
+    {
+        if (mbeanRegistered)
+            return;
+        try
+        {
+            ObjectName name = new ObjectName(MBEAN_NAME);
+            if (!MBeanWrapper.instance.isRegistered(name))
+                MBeanWrapper.instance.registerMBean(instance, name);
+            mbeanRegistered = true;
+        }
+        catch (Exception e)
+        {
+            logger.warn("Could not register MBean {}", MBEAN_NAME, e);
+        }
+    }
+
+    /** Registers the per-level gauges of {@code role} for the table (idempotent). */
+    static void ensureRoleMetrics(ColumnFamilyStore cfs, int role)
+    {
+        String ks = cfs.getKeyspaceName();
+        String table = cfs.getTableName();
+        for (int level = 0; level < LEVELS; level++)
+        {
+            final int l = level;
+            String scope = ks + '.' + table + ".role" + (role < 0 ? "None" : String.valueOf(role)) + ".L" + level;
+            register("LevelSSTables", scope, () -> at(aggregate(ks, table).roles.get(role), 0, l));
+            register("LevelBytes", scope, () -> at(aggregate(ks, table).roles.get(role), 1, l));
+        }
+    }
+
+    private static long at(long[][] stats, int which, int level)
+    {
+        return stats == null || stats[which].length <= level ? 0L : stats[which][level];
+    }
+
+    private static void register(String name, String scope, Gauge<Long> gauge)
+    {
+        if (!registeredMetrics.add(name + '/' + scope))
+            return;
+        try
+        {
+            CassandraMetricsRegistry.Metrics.register(new CassandraMetricsRegistry.MetricName(METRIC_GROUP, METRIC_TYPE,
+                                                                                              name, scope), gauge);
+        }
+        catch (RuntimeException e)
+        {
+            logger.warn("Could not register metric {} {}", name, scope, e);
+        }
+    }
+
+    /** Per-table aggregate over all strategy instances. */
+    static final class Stats
+    {
+        /** role -> [sstables per level, bytes per level]; role {@link ElectCompactionStrategy#MISFIT} = misfits. */
+        final Map<Integer, long[][]> roles = new TreeMap<>();
+        long misfits;
+        boolean elect;
+    }
+
+    static Stats aggregate(String keyspace, String table)
+    {
+        Stats stats = new Stats();
+        ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(keyspace, table);
+        if (cfs == null)
+            return stats;
+        for (List<AbstractCompactionStrategy> holder : cfs.getCompactionStrategyManager().getStrategies())
+        {
+            for (AbstractCompactionStrategy s : holder)
+            {
+                if (!(s instanceof ElectCompactionStrategy))
+                    continue;
+                ElectCompactionStrategy e = (ElectCompactionStrategy) s;
+                stats.elect = true;
+                stats.misfits += e.misfitCount();
+                for (Map.Entry<Integer, ElectCompactionStrategy.RoleLevels> r : e.roleLevels().entrySet())
+                {
+                    long[][] acc = stats.roles.computeIfAbsent(r.getKey(), k -> new long[][]{ new long[LEVELS], new long[LEVELS] });
+                    for (int l = 0; l < Math.min(LEVELS, r.getValue().sstables.length); l++)
+                    {
+                        acc[0][l] += r.getValue().sstables[l];
+                        acc[1][l] += r.getValue().bytes[l];
+                    }
+                }
+            }
+        }
+        return stats;
+    }
+
+    // ---- MBean -------------------------------------------------------------------------------------------------
+
+    @Override
+    public String getTablesJson()
+    {
+        List<List<String>> names = new ArrayList<>(tables);
+        names.sort((a, b) -> (a.get(0) + '.' + a.get(1)).compareTo(b.get(0) + '.' + b.get(1)));
+        return document(names);
+    }
+
+    @Override
+    public String tableJson(String keyspace, String table)
+    {
+        if (keyspace == null || table == null || !tables.contains(List.of(keyspace, table)))
+            throw new IllegalArgumentException("keyspace.table " + keyspace + '.' + table + " is not an ELECT table on this node");
+        return document(List.of(List.of(keyspace, table)));
+    }
+
+    @Override
+    public String roleRangesJson(String keyspace)
+    {
+        if (keyspace == null || org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace) == null)
+            throw new IllegalArgumentException("keyspace " + keyspace + " does not exist");
+        return RoleRangesSource.forKeyspace(keyspace).toJson();
+    }
+
+    private static String document(List<List<String>> names)
+    {
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"version\":1,\"node\":\"").append(FBUtilities.getBroadcastAddressAndPort()).append("\",\"tables\":[");
+        Set<String> keyspaces = new java.util.TreeSet<>();
+        boolean first = true;
+        for (List<String> n : names)
+        {
+            Stats stats = aggregate(n.get(0), n.get(1));
+            if (!stats.elect)
+                continue; // dropped or altered to another strategy
+            keyspaces.add(n.get(0));
+            if (!first)
+                sb.append(',');
+            first = false;
+            sb.append("{\"keyspace\":\"").append(n.get(0)).append("\",\"table\":\"").append(n.get(1))
+              .append("\",\"misfits\":").append(stats.misfits).append(",\"roles\":[");
+            boolean firstRole = true;
+            for (Map.Entry<Integer, long[][]> r : stats.roles.entrySet())
+            {
+                if (!firstRole)
+                    sb.append(',');
+                firstRole = false;
+                sb.append("{\"role\":").append(r.getKey() == ElectCompactionStrategy.MISFIT ? "\"misfit\"" : r.getKey().toString())
+                  .append(",\"levels\":[");
+                boolean firstLevel = true;
+                for (int l = 0; l < LEVELS; l++)
+                {
+                    if (r.getValue()[0][l] == 0)
+                        continue;
+                    if (!firstLevel)
+                        sb.append(',');
+                    firstLevel = false;
+                    sb.append("{\"level\":").append(l).append(",\"sstables\":").append(r.getValue()[0][l])
+                      .append(",\"bytes\":").append(r.getValue()[1][l]).append('}');
+                }
+                sb.append("]}");
+            }
+            sb.append("]}");
+        }
+        sb.append("],\"role_ranges\":{");
+        boolean firstKs = true;
+        for (String ks : keyspaces)
+        {
+            if (!firstKs)
+                sb.append(',');
+            firstKs = false;
+            sb.append('"').append(ks).append("\":").append(RoleRangesSource.forKeyspace(ks).toJson());
+        }
+        return sb.append("}}").toString();
+    }
+}
