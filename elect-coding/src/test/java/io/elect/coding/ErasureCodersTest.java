@@ -1,0 +1,110 @@
+package io.elect.coding;
+
+import java.nio.ByteBuffer;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class ErasureCodersTest
+{
+    @Test
+    void explicitBackendsReportThemselvesAndShapes()
+    {
+        for (String b : Backends.all())
+        {
+            ErasureCoder c = ErasureCoders.create(6, 3, b);
+            assertEquals(b, c.backend());
+            assertEquals(6, c.dataChunks());
+            assertEquals(3, c.parityChunks());
+            assertEquals("rs-cauchy-gf8-11d:k=6:m=3", c.codecId());
+        }
+    }
+
+    @Test
+    void unknownBackendAndBadShapeAreRejected()
+    {
+        assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(4, 2, "vandermonde"));
+        assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(0, 2));
+        assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(200, 57));
+    }
+
+    @Test
+    void autoHonoursTheSystemProperty()
+    {
+        String saved = System.getProperty(ErasureCoders.PROPERTY);
+        try
+        {
+            System.setProperty(ErasureCoders.PROPERTY, "java");
+            assertEquals("java", ErasureCoders.create(4, 2).backend());
+            System.setProperty(ErasureCoders.PROPERTY, "java-reference");
+            assertEquals("java-reference", ErasureCoders.create(4, 2, "AUTO").backend());
+        }
+        finally
+        {
+            if (saved == null)
+                System.clearProperty(ErasureCoders.PROPERTY);
+            else
+                System.setProperty(ErasureCoders.PROPERTY, saved);
+        }
+    }
+
+    @Test
+    void autoPrefersIsalWhenLoadedElseJava()
+    {
+        assumeFalse(Backends.nativeForcedOff(), "native forced off (-Delect.coder=java)");
+        String saved = System.getProperty(ErasureCoders.PROPERTY);
+        System.clearProperty(ErasureCoders.PROPERTY);
+        try
+        {
+            String expected = ErasureCoders.isAvailable("isal") ? "isal" : "java";
+            assertEquals(expected, ErasureCoders.create(10, 4).backend());
+        }
+        finally
+        {
+            if (saved != null)
+                System.setProperty(ErasureCoders.PROPERTY, saved);
+        }
+    }
+
+    @Test
+    void nativeForcedOffMeansAutoIsJava()
+    {
+        assumeTrue(Backends.nativeForcedOff(), "only in the run with -Delect.coder=java");
+        assertEquals("java", ErasureCoders.create(4, 2).backend());
+    }
+
+    /** A library that the build packed into the jar must load: a packed but broken library is a bug. */
+    @Test
+    void packedNativeLibrariesLoad()
+    {
+        assumeFalse(Backends.nativeForcedOff(), "native forced off (-Delect.coder=java)");
+        for (String b : new String[]{ "isal", "jerasure" })
+        {
+            String resource = NativeLibrary.RESOURCE_DIR + "libelect_" + b + ".so";
+            assumeTrue(ErasureCoders.class.getResource(resource) != null, resource + " was not built");
+            assertTrue(ErasureCoders.isAvailable(b), b + ": " + ErasureCoders.unavailableReason(b));
+        }
+    }
+
+    @Test
+    void nativeBackendsHandleHeapBuffersThroughTheJavaKernel()
+    {
+        for (String b : Backends.fast())
+        {
+            ErasureCoder c = ErasureCoders.create(3, 2, b);
+            ByteBuffer[] data = { ByteBuffer.wrap(new byte[]{ 1, 2 }), ByteBuffer.wrap(new byte[]{ 3, 4 }),
+                                  ByteBuffer.allocateDirect(2).put(0, (byte) 5).put(1, (byte) 6) };
+            ByteBuffer[] parity = { ByteBuffer.allocate(2), ByteBuffer.allocateDirect(2) };
+            c.encode(data, parity, 0, 2);
+            assertEquals(1 ^ 3 ^ 5, parity[0].get(0)); // parity 0 is the XOR of the data
+            assertEquals(2 ^ 4 ^ 6, parity[0].get(1));
+            int p1 = 1 ^ Gf256.mul(c.coefficient(1, 1), 3) ^ Gf256.mul(c.coefficient(1, 2), 5);
+            assertEquals((byte) p1, parity[1].get(0));
+        }
+    }
+}
