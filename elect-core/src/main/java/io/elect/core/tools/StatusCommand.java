@@ -1,0 +1,65 @@
+package io.elect.core.tools;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.elect.core.config.Json;
+import io.elect.core.jmx.ElectNodeMBean;
+
+/** {@code electtool status}: the node, its ELECT and Cassandra versions, ring membership and the config in effect. */
+final class StatusCommand implements ElectTool.Command
+{
+    private static final String STORAGE_SERVICE = "org.apache.cassandra.db:type=StorageService";
+
+    @Override
+    public String summary()
+    {
+        return "node, versions, live/down nodes, and the elect: configuration in effect";
+    }
+
+    @Override
+    public int run(JmxClient node, List<String> args, PrintStream out) throws Exception
+    {
+        boolean json = args.contains("--json");
+        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
+        {
+            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+            return 1;
+        }
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("address", node.attribute(ElectNodeMBean.OBJECT_NAME, "Address"));
+        s.put("elect_version", node.attribute(ElectNodeMBean.OBJECT_NAME, "ElectVersion"));
+        s.put("cassandra_version", node.attribute(ElectNodeMBean.OBJECT_NAME, "CassandraVersion"));
+        s.put("operation_mode", node.attribute(ElectNodeMBean.OBJECT_NAME, "OperationMode"));
+        s.put("uptime_s", ((Number) node.attribute(ElectNodeMBean.OBJECT_NAME, "UptimeMillis")).longValue() / 1000);
+        s.put("live_nodes", stringList(node.attribute(STORAGE_SERVICE, "LiveNodesWithPort")));
+        s.put("down_nodes", stringList(node.attribute(STORAGE_SERVICE, "UnreachableNodesWithPort")));
+        String config = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "ConfigJson");
+        if (json)
+        {
+            String head = Json.write(s);
+            out.println(head.substring(0, head.length() - 1) + ",\"config\":" + config + "}");
+            return 0;
+        }
+        out.printf("Node:          %s%n", s.get("address"));
+        out.printf("ELECT:         %s%n", s.get("elect_version"));
+        out.printf("Cassandra:     %s%n", s.get("cassandra_version"));
+        out.printf("Mode:          %s (up %d s)%n", s.get("operation_mode"), s.get("uptime_s"));
+        out.printf("Live nodes:    %s%n", String.join(" ", stringList(s.get("live_nodes"))));
+        out.printf("Down nodes:    %s%n", String.join(" ", stringList(s.get("down_nodes"))));
+        out.printf("Config (elect:): %s%n", config);
+        return 0;
+    }
+
+    private static List<String> stringList(Object o)
+    {
+        List<String> l = new ArrayList<>();
+        if (o instanceof Iterable)
+            for (Object x : (Iterable<?>) o)
+                l.add(String.valueOf(x));
+        return l;
+    }
+}
