@@ -44,8 +44,11 @@ public class ElectConfigurationLoader implements ConfigurationLoader
             // logStackTrace=false: Cassandra prints the one-line message and exits.
             throw new ConfigurationException("Invalid ELECT configuration in " + url + ": " + e.getMessage(), false);
         }
+        // Cassandra calls the loader several times during start-up: log the section once, or when it changes.
+        String text = split.config.toString();
+        if (!text.equals(String.valueOf(ActiveConfig.getIfSet())))
+            logger.info("ELECT configuration from {}: {}", url, text);
         ActiveConfig.set(split.config);
-        logger.info("ELECT configuration from {}: {}", url, split.config);
         return new YamlConfigurationLoader().loadConfig(inMemoryUrl(split.cassandraYaml));
     }
 

@@ -17,6 +17,12 @@ public final class ActiveConfig
         config = c;
     }
 
+    /** The configuration set by the loader, or null before it ran. */
+    public static ElectConfig getIfSet()
+    {
+        return config;
+    }
+
     /** The configuration in effect, or the defaults when no loader ran (e.g. in tools and unit tests). */
     public static ElectConfig get()
     {

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Local ELECT cluster on one machine: N nodes on 127.0.0.1..N plus the embedded cold tier (S3Proxy).
+
+Only this script (and the local demo/benchmark scripts) assume one machine and loopback addresses. Every node
+uses the same ports on its own loopback address (storage 7000, CQL 9042) and its own JMX port
+(7199 + 100*(i-1)). State lives in one git-ignored folder, $ELECT_RUN_DIR (default <repo>/run), under cluster/:
+cluster.json records what was started (PIDs, ports) so that stop and status never guess, and never kill by name.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = os.path.abspath(os.environ.get("ELECT_RUN_DIR", os.path.join(HOME, "run")))
+CLUSTER = os.path.join(RUN, "cluster")
+STATE = os.path.join(CLUSTER, "cluster.json")
+COLD_DIR = os.path.join(CLUSTER, "cold")
+COLD_PORT = 9000
+CQL_PORT = 9042
+STORAGE_PORT = 7000
+MAX_NODES = 16
+FAST_START = ["-Dcassandra.skip_wait_for_gossip_to_settle=0", "-Dcassandra.ring_delay_ms=5000",
+              "-Delect.console.level=WARN"]
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def die(msg, code=1):
+    print(f"elect-cluster: {msg}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def ip(i):
+    return f"127.0.0.{i}"
+
+
+def jmx_port(i):
+    return 7199 + 100 * (i - 1)
+
+
+def node_dir(i):
+    return os.path.join(CLUSTER, f"node{i}")
+
+
+def tokens(n):
+    """Evenly spaced Murmur3 tokens, one per node."""
+    step = 2 ** 64 // n
+    return [-2 ** 63 + k * step for k in range(n)]
+
+
+# ----------------------------------------------------------------------------------------------- yaml text edits
+def set_yaml(text, dotted, value):
+    """Sets a block-style key (dotted path, two-space indentation) in a YAML text, keeping everything else.
+    Adds the key under its parent if missing. Good for our own template; not a general YAML editor."""
+    parts = dotted.split(".")
+    lines = text.split("\n")
+    start, end, indent = 0, len(lines), 0
+    for depth, part in enumerate(parts):
+        pat = re.compile(r"^" + " " * indent + re.escape(part) + r":(\s.*)?$")
+        found = None
+        for k in range(start, end):
+            if pat.match(lines[k]):
+                found = k
+                break
+        last = depth == len(parts) - 1
+        if found is None:
+            if last:
+                lines.insert(end if depth == 0 else start, " " * indent + f"{part}: {value}")
+            else:
+                lines.insert(end if depth == 0 else start, " " * indent + f"{part}:")
+                found = end if depth == 0 else start
+                start, end = found + 1, found + 1
+                indent += 2
+                continue
+            return "\n".join(lines)
+        if last:
+            lines[found] = " " * indent + f"{part}: {value}"
+            return "\n".join(lines)
+        # the child block: following lines that are blank, comments, or indented deeper
+        blk_end = found + 1
+        while blk_end < end and (lines[blk_end].strip() == "" or lines[blk_end].lstrip().startswith("#")
+                                 or len(lines[blk_end]) - len(lines[blk_end].lstrip()) > indent):
+            blk_end += 1
+        start, end = found + 1, blk_end
+        indent += 2
+    return "\n".join(lines)
+
+
+def node_config(template, i, n, cold, extra):
+    text = open(template).read()
+    text = set_yaml(text, "cluster_name", "'ELECT Local Cluster'")
+    text = set_yaml(text, "listen_address", ip(i))
+    text = set_yaml(text, "rpc_address", ip(i))
+    text = set_yaml(text, "initial_token", str(tokens(n)[i - 1]))
+    text = set_yaml(text, "num_tokens", "1")
+    text = set_yaml(text, "auto_bootstrap", "false")
+    seeds = ",".join(f"{ip(k)}:{STORAGE_PORT}" for k in range(1, n + 1))
+    text = re.sub(r'- seeds: ".*"', f'- seeds: "{seeds}"', text)
+    if cold:
+        text = set_yaml(text, "elect.cold_tier.endpoint", f"http://127.0.0.1:{COLD_PORT}")
+        text = set_yaml(text, "elect.cold_tier.credentials_file", os.path.join(COLD_DIR, "credentials"))
+    for kv in extra:
+        k, _, v = kv.partition("=")
+        text = set_yaml(text, k.strip(), v.strip())
+    return text
+
+
+# ----------------------------------------------------------------------------------------------- processes
+def alive(pid, marker):
+    """True if pid runs and its command line contains marker (guards against a recycled PID)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return marker.encode() in f.read()
+    except OSError:
+        return False
+
+
+def port_open(host, port, timeout=0.5):
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def load_state():
+    if not os.path.exists(STATE):
+        return None
+    with open(STATE) as f:
+        return json.load(f)
+
+
+def save_state(st):
+    os.makedirs(CLUSTER, exist_ok=True)
+    tmp = STATE + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(st, f, indent=2)
+    os.replace(tmp, STATE)
+
+
+def offload_cmd(*args):
+    jars = [f for f in os.listdir(os.path.join(HOME, "elect-offload", "target"))
+            if re.match(r"elect-offload-.*\.jar$", f) and "sources" not in f and "tests" not in f]
+    cp = os.path.join(HOME, "elect-offload", "target", jars[0])
+    cpfile = os.path.join(HOME, "elect-offload", "target", "classpath.txt")
+    if os.path.exists(cpfile):
+        cp += ":" + open(cpfile).read().strip()
+    return ["java", "-Xmx128m", "-cp", cp, "io.elect.offload.s3proxy.S3ProxyLauncher", *args]
+
+
+def start_cold_tier():
+    os.makedirs(COLD_DIR, exist_ok=True)
+    log(f"cold tier: starting S3Proxy on 127.0.0.1:{COLD_PORT}")
+    r = subprocess.run(offload_cmd("start", "--run-dir", COLD_DIR, "--port", str(COLD_PORT)),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"cold tier did not start: {r.stderr.strip() or r.stdout.strip()} (log: {COLD_DIR}/s3proxy.log)")
+    pid = int(open(os.path.join(COLD_DIR, "s3proxy.pid")).read().strip())
+    return pid
+
+
+def start_node(st, i, heap):
+    d = node_dir(i)
+    os.makedirs(d, exist_ok=True)
+    out = open(os.path.join(d, "stdout.log"), "ab")
+    cmd = [os.path.join(HOME, "bin", "elect"), "--config", os.path.join(d, "cassandra.yaml"), "--data-dir", d,
+           "--heap", heap, "--jmx-port", str(jmx_port(i)), "--", *FAST_START]
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         start_new_session=True, cwd=HOME)
+    st["nodes"][str(i)] = {"pid": p.pid, "ip": ip(i), "jmx_port": jmx_port(i), "dir": d}
+    save_state(st)
+    return p
+
+
+def nodetool(i, *args, timeout=60):
+    return subprocess.run([os.path.join(HOME, "bin", "nodetool"), "-h", "127.0.0.1", "-p", str(jmx_port(i)), *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def ring_view(i):
+    """{address: 'UN'|'DN'|...} as node i sees the ring, or None if it cannot be asked."""
+    try:
+        r = nodetool(i, "status")
+    except subprocess.TimeoutExpired:
+        return None
+    if r.returncode != 0:
+        return None
+    view = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^([UD][NLJM])\s+(\S+)", line)
+        if m:
+            view[m.group(2)] = m.group(1)
+    return view
+
+
+def wait_until_up(st, n, procs, timeout):
+    deadline = time.time() + timeout
+    want = {ip(k) for k in range(1, n + 1)}
+    while time.time() < deadline:
+        for k, p in procs.items():
+            if p.poll() is not None:
+                tail = open(os.path.join(node_dir(k), "stdout.log"), errors="replace").read()[-1500:]
+                die(f"node {k} exited with code {p.returncode} during start-up; last output:\n{tail}")
+        if all(port_open(ip(k), CQL_PORT) for k in range(1, n + 1)):
+            view = ring_view(1)
+            if view is not None:
+                up = {a for a, s in view.items() if s == "UN"}
+                if want <= up:
+                    return
+                log(f"waiting: {len(up & want)}/{n} nodes UN")
+        time.sleep(3)
+    die(f"cluster not up after {timeout} s; logs under {CLUSTER}/node*/logs/system.log")
+
+
+# ----------------------------------------------------------------------------------------------- commands
+def cmd_start(a):
+    st = load_state()
+    if st and any(alive(v["pid"], v["dir"]) for v in st.get("nodes", {}).values()):
+        die("a cluster is already running (scripts/elect-cluster status); stop it first")
+    if not 1 <= a.nodes <= MAX_NODES:
+        die(f"--nodes {a.nodes}: allowed 1..{MAX_NODES}", 2)
+    for k in range(1, a.nodes + 1):
+        for port in (CQL_PORT, STORAGE_PORT):
+            if port_open(ip(k), port):
+                die(f"{ip(k)}:{port} is already in use by another process; stop it first")
+    if not a.no_cold_tier and port_open("127.0.0.1", COLD_PORT):
+        die(f"127.0.0.1:{COLD_PORT} (cold tier) is already in use by another process; stop it first")
+    subprocess.run([os.path.join(HOME, "scripts", "build")], check=True)
+    if a.fresh and os.path.isdir(CLUSTER):
+        shutil.rmtree(CLUSTER)
+    os.makedirs(CLUSTER, exist_ok=True)
+    st = {"nodes": {}, "n": a.nodes, "heap": a.heap, "cold_tier": None, "started": time.time()}
+    save_state(st)
+    t0 = time.time()
+    if not a.no_cold_tier:
+        st["cold_tier"] = {"pid": start_cold_tier(), "endpoint": f"http://127.0.0.1:{COLD_PORT}", "dir": COLD_DIR}
+        save_state(st)
+    template = os.path.abspath(a.config)
+    procs = {}
+    for k in range(1, a.nodes + 1):
+        os.makedirs(node_dir(k), exist_ok=True)
+        with open(os.path.join(node_dir(k), "cassandra.yaml"), "w") as f:
+            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, a.set))
+    log(f"starting {a.nodes} node(s) on 127.0.0.1..{a.nodes} (heap {a.heap}, data under {CLUSTER})")
+    for k in range(1, a.nodes + 1):
+        procs[k] = start_node(st, k, a.heap)
+    wait_until_up(st, a.nodes, procs, a.timeout)
+    log(f"cluster up: {a.nodes} node(s) UN in {time.time() - t0:.0f} s; CQL on 127.0.0.1..{a.nodes}:{CQL_PORT}"
+        + ("" if a.no_cold_tier else f"; cold tier at http://127.0.0.1:{COLD_PORT}"))
+
+
+def stop_pid(pid, marker, what, grace):
+    if not alive(pid, marker):
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + grace
+    while time.time() < deadline and alive(pid, marker):
+        time.sleep(0.5)
+    if alive(pid, marker):
+        log(f"{what} (pid {pid}) did not stop in {grace} s; killing it")
+        os.kill(pid, signal.SIGKILL)
+        while alive(pid, marker):
+            time.sleep(0.2)
+
+
+def cmd_stop(a):
+    st = load_state()
+    if not st:
+        log("nothing to stop")
+        return
+    nodes = st.get("nodes", {})
+    for k, v in sorted(nodes.items(), key=lambda kv: int(kv[0])):
+        if alive(v["pid"], v["dir"]):
+            log(f"stopping node {k} (pid {v['pid']})")
+            os.kill(v["pid"], signal.SIGTERM)
+    for k, v in nodes.items():
+        stop_pid(v["pid"], v["dir"], f"node {k}", a.grace)
+    ct = st.get("cold_tier")
+    if ct:
+        r = subprocess.run(offload_cmd("stop", "--run-dir", ct["dir"]), capture_output=True, text=True)
+        stop_pid(ct["pid"], ct["dir"], "cold tier", 20)  # in case the launcher could not
+        log(f"cold tier stopped (pid {ct['pid']})" + ("" if r.returncode == 0 else f": {r.stderr.strip()}"))
+    os.remove(STATE)
+    log("cluster stopped; data kept under " + CLUSTER + " (scripts/elect-cluster wipe removes it)")
+
+
+def running(st):
+    if not st:
+        return {}, None
+    nodes = {int(k): v for k, v in st.get("nodes", {}).items() if alive(v["pid"], v["dir"])}
+    ct = st.get("cold_tier")
+    return nodes, (ct if ct and alive(ct["pid"], ct["dir"]) else None)
+
+
+def cmd_status(a):
+    st = load_state()
+    nodes, ct = running(st)
+    if not nodes and not ct:
+        if a.json:
+            print(json.dumps({"running": False, "nodes": [], "cold_tier": None}))
+        else:
+            print("nothing running")
+        return 3
+    view = ring_view(min(nodes)) if nodes else None
+    rows = []
+    for k in range(1, st["n"] + 1):
+        v = nodes.get(k)
+        rows.append({"node": k, "ip": ip(k), "pid": v["pid"] if v else None, "running": bool(v),
+                     "cql": port_open(ip(k), CQL_PORT) if v else False, "jmx_port": jmx_port(k),
+                     "ring": (view or {}).get(ip(k), "?")})
+    if a.json:
+        print(json.dumps({"running": True, "nodes": rows, "cold_tier": ct}))
+        return 0
+    print(f"{'node':<5} {'address':<11} {'pid':>8} {'state':<8} {'ring':<5} {'cql':<4} jmx")
+    for r in rows:
+        print(f"{r['node']:<5} {r['ip']:<11} {str(r['pid'] or '-'):>8} {'running' if r['running'] else 'stopped':<8} "
+              f"{r['ring']:<5} {'up' if r['cql'] else 'down':<4} {r['jmx_port']}")
+    print(f"cold tier: {'running, pid %d, %s' % (ct['pid'], ct['endpoint']) if ct else 'not running'}")
+    return 0
+
+
+def cmd_nodetool(a):
+    os.execv(os.path.join(HOME, "bin", "nodetool"), ["nodetool", "-h", "127.0.0.1", "-p", str(jmx_port(a.node)), *a.args])
+
+
+def cmd_cqlsh(a):
+    subprocess.run([os.path.join(HOME, "scripts", "setup")], check=True)
+    cqlsh = os.path.join(HOME, ".venv", "bin", "cqlsh")
+    os.execv(cqlsh, ["cqlsh", ip(a.node), str(CQL_PORT), "--request-timeout=60", *a.args])
+
+
+def cmd_kill(a):
+    st = load_state()
+    v = (st or {}).get("nodes", {}).get(str(a.node))
+    if not v or not alive(v["pid"], v["dir"]):
+        die(f"node {a.node} is not running")
+    os.kill(v["pid"], signal.SIGKILL if a.hard else signal.SIGTERM)
+    stop_pid(v["pid"], v["dir"], f"node {a.node}", 60)
+    log(f"node {a.node} (pid {v['pid']}) stopped" + (" with SIGKILL" if a.hard else ""))
+
+
+def cmd_restart_node(a):
+    st = load_state()
+    if not st or str(a.node) not in st.get("nodes", {}):
+        die(f"node {a.node} is not part of the recorded cluster")
+    v = st["nodes"][str(a.node)]
+    if alive(v["pid"], v["dir"]):
+        die(f"node {a.node} is running (pid {v['pid']})")
+    p = start_node(st, a.node, st["heap"])
+    deadline = time.time() + a.timeout
+    while time.time() < deadline:
+        if p.poll() is not None:
+            die(f"node {a.node} exited with code {p.returncode}; see {node_dir(a.node)}/stdout.log")
+        if port_open(ip(a.node), CQL_PORT):
+            log(f"node {a.node} up (pid {p.pid})")
+            return
+        time.sleep(2)
+    die(f"node {a.node} not up after {a.timeout} s")
+
+
+def cmd_wipe(a):
+    nodes, ct = running(load_state())
+    if nodes or ct:
+        die("the cluster is running; stop it first")
+    if os.path.isdir(CLUSTER):
+        shutil.rmtree(CLUSTER)
+    log(f"removed {CLUSTER}")
+
+
+def main():
+    p = argparse.ArgumentParser(prog="elect-cluster", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("start", help="start N nodes and the cold tier; wait until every node is UN")
+    s.add_argument("--nodes", type=int, default=3)
+    s.add_argument("--heap", default=os.environ.get("ELECT_HEAP", "512m"))
+    s.add_argument("--config", default=os.path.join(HOME, "conf", "cassandra.yaml"), help="template cassandra.yaml")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key in every node, e.g. --set elect.data_chunks=2 (repeatable)")
+    s.add_argument("--no-cold-tier", action="store_true")
+    s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
+    s.add_argument("--timeout", type=int, default=240)
+    s.set_defaults(fn=cmd_start)
+    s = sub.add_parser("stop", help="stop every recorded node and the cold tier, by PID; data is kept")
+    s.add_argument("--grace", type=int, default=90, help="seconds to wait for a node to drain before SIGKILL")
+    s.set_defaults(fn=cmd_stop)
+    s = sub.add_parser("status", help="what runs (exit 3 when nothing does)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_status)
+    s = sub.add_parser("nodetool", help="nodetool against node I")
+    s.add_argument("node", type=int)
+    s.add_argument("args", nargs=argparse.REMAINDER)
+    s.set_defaults(fn=cmd_nodetool)
+    s = sub.add_parser("cqlsh", help="cqlsh to node I (default 1)")
+    s.add_argument("node", type=int, nargs="?", default=1)
+    s.add_argument("args", nargs=argparse.REMAINDER)
+    s.set_defaults(fn=cmd_cqlsh)
+    s = sub.add_parser("kill", help="stop node I (SIGTERM, or SIGKILL with --hard), for failure tests")
+    s.add_argument("node", type=int)
+    s.add_argument("--hard", action="store_true")
+    s.set_defaults(fn=cmd_kill)
+    s = sub.add_parser("restart-node", help="start a stopped node I again with its data")
+    s.add_argument("node", type=int)
+    s.add_argument("--timeout", type=int, default=180)
+    s.set_defaults(fn=cmd_restart_node)
+    s = sub.add_parser("wipe", help="remove the stopped cluster's data")
+    s.set_defaults(fn=cmd_wipe)
+    a = p.parse_args()
+    sys.exit(a.fn(a) or 0)
+
+
+if __name__ == "__main__":
+    main()
