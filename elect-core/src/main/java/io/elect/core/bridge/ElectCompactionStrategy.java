@@ -104,9 +104,10 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
                 moved++;
             }
         }
-        logger.info("ELECT role map of {}.{} changed: {} of {} SSTables moved, {} misfits to re-split ({} ms)",
-                    cfs.getKeyspaceName(), cfs.getTableName(), moved, placement.size(), misfits.size(),
-                    (System.nanoTime() - start) / 1_000_000);
+        if (!placement.isEmpty())
+            logger.info("ELECT role map of {}.{} changed: {} of {} SSTables moved, {} misfits to re-split ({} ms)",
+                        cfs.getKeyspaceName(), cfs.getTableName(), moved, placement.size(), misfits.size(),
+                        (System.nanoTime() - start) / 1_000_000);
         return now;
     }
 
