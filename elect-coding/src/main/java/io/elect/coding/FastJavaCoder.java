@@ -128,20 +128,38 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
         int[][] byBit = plan.columnsByBit[r];
         int[] cols = byBit[top];
         System.arraycopy(in[cols[0]], 0, acc, 0, n);
-        for (int q = 1; q < cols.length; q++)
-            xor(acc, in[cols[q]], n);
+        xorFrom(acc, in, cols, 1, n);
         for (int b = top - 1; b >= 0; b--)
         {
             cols = byBit[b];
-            if (cols.length == 0)
+            // Fused passes: each pass loads and stores acc once, so folding up to three inputs into the
+            // doubling pass cuts L1 traffic by a third or more for typical rows.
+            switch (cols.length)
             {
-                twice(acc, n);
-                continue;
+                case 0:
+                    twice(acc, n);
+                    break;
+                case 1:
+                    twiceXor(acc, in[cols[0]], n);
+                    break;
+                case 2:
+                    twiceXor(acc, in[cols[0]], in[cols[1]], n);
+                    break;
+                default:
+                    twiceXor(acc, in[cols[0]], in[cols[1]], in[cols[2]], n);
+                    xorFrom(acc, in, cols, 3, n);
             }
-            twiceXor(acc, in[cols[0]], n);
-            for (int q = 1; q < cols.length; q++)
-                xor(acc, in[cols[q]], n);
         }
+    }
+
+    /** acc ^= in[cols[from]] ^ in[cols[from + 1]] ^ ..., three inputs per pass. */
+    private static void xorFrom(long[] acc, long[][] in, int[] cols, int from, int n)
+    {
+        int q = from;
+        for (; q + 3 <= cols.length; q += 3)
+            xor(acc, in[cols[q]], in[cols[q + 1]], in[cols[q + 2]], n);
+        for (; q < cols.length; q++)
+            xor(acc, in[cols[q]], n);
     }
 
     /** Multiplies each of the 8 bytes of every word by x (that is, 2) modulo 0x11d. */
@@ -164,10 +182,28 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
             a[x] = twice(a[x]) ^ b[x];
     }
 
+    private static void twiceXor(long[] a, long[] b, long[] c, int n)
+    {
+        for (int x = 0; x < n; x++)
+            a[x] = twice(a[x]) ^ b[x] ^ c[x];
+    }
+
+    private static void twiceXor(long[] a, long[] b, long[] c, long[] d, int n)
+    {
+        for (int x = 0; x < n; x++)
+            a[x] = twice(a[x]) ^ b[x] ^ c[x] ^ d[x];
+    }
+
     private static void xor(long[] a, long[] b, int n)
     {
         for (int x = 0; x < n; x++)
             a[x] ^= b[x];
+    }
+
+    private static void xor(long[] a, long[] b, long[] c, long[] d, int n)
+    {
+        for (int x = 0; x < n; x++)
+            a[x] ^= b[x] ^ c[x] ^ d[x];
     }
 
     private static LongBuffer[] views(ByteBuffer[] buffers, int offset)

@@ -1,0 +1,100 @@
+package io.elect.coding.bench;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import io.elect.coding.ErasureCoder;
+import io.elect.coding.ErasureCoders;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * JMH benchmark of every backend (run by scripts/bench.d/coding, never by mvn verify: it is not a *Test).
+ * Throughput in operations per second; the suite converts it to GB/s of data bytes: k * chunk for encode and
+ * reconstruct (m data chunks erased, rebuilt from the other k), chunk for update (one delta applied to m parity).
+ * Buffers are direct, as in production, and allocated once; every call covers the whole chunk.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class CodingBenchmark
+{
+    @Param({ "isal", "jerasure", "java" })
+    public String backend;
+
+    /** "k:m" */
+    @Param({ "4:2", "6:3", "10:4" })
+    public String code;
+
+    @Param({ "4096", "65536", "1048576" })
+    public int chunkBytes;
+
+    private ErasureCoder coder;
+    private ByteBuffer[] data;
+    private ByteBuffer[] parity;
+    private ByteBuffer[] chunks;
+    private int[] erased;
+    private ByteBuffer delta;
+
+    @Setup
+    public void setUp()
+    {
+        int k = Integer.parseInt(code.split(":")[0]);
+        int m = Integer.parseInt(code.split(":")[1]);
+        coder = ErasureCoders.create(k, m, backend);
+        Random random = new Random(42);
+        data = new ByteBuffer[k];
+        parity = new ByteBuffer[m];
+        for (int i = 0; i < k; i++)
+            data[i] = randomDirect(random, chunkBytes);
+        for (int j = 0; j < m; j++)
+            parity[j] = ByteBuffer.allocateDirect(chunkBytes);
+        coder.encode(data, parity, 0, chunkBytes);
+        chunks = new ByteBuffer[k + m];
+        System.arraycopy(data, 0, chunks, 0, k);
+        System.arraycopy(parity, 0, chunks, k, m);
+        // The m first data chunks are lost; they are rebuilt into buffers of their own.
+        erased = new int[m];
+        for (int e = 0; e < m; e++)
+        {
+            erased[e] = e;
+            chunks[e] = ByteBuffer.allocateDirect(chunkBytes);
+        }
+        delta = randomDirect(random, chunkBytes);
+    }
+
+    private static ByteBuffer randomDirect(Random random, int size)
+    {
+        byte[] bytes = new byte[size];
+        random.nextBytes(bytes);
+        return ByteBuffer.allocateDirect(size).put(bytes).clear();
+    }
+
+    @Benchmark
+    public ByteBuffer[] encode()
+    {
+        coder.encode(data, parity, 0, chunkBytes);
+        return parity;
+    }
+
+    @Benchmark
+    public ByteBuffer[] reconstruct()
+    {
+        coder.reconstruct(chunks, erased, 0, chunkBytes);
+        return chunks;
+    }
+
+    @Benchmark
+    public ByteBuffer[] update()
+    {
+        coder.update(1 % coder.dataChunks(), delta, 0, parity, 0, chunkBytes);
+        return parity;
+    }
+}
