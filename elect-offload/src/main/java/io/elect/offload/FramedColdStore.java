@@ -36,6 +36,7 @@ public class FramedColdStore implements ColdStore
 {
     private static final Logger logger = LoggerFactory.getLogger(FramedColdStore.class);
     private static final int MAX_KEY_BYTES = 1024;
+    private static final int MAX_CORRUPT_ATTEMPTS = 3;
 
     private final BlobStore blobs;
     private final ColdStoreOptions options;
@@ -555,7 +556,9 @@ public class FramedColdStore implements ColdStore
                     metrics.throttled.increment();
                 if (corrupt && !retryCorrupt)
                     throw e;
-                if (n >= options.maxAttempts())
+                // Corruption in transit passes on a retry or two; corruption at rest never does.
+                int limit = corrupt ? Math.min(options.maxAttempts(), MAX_CORRUPT_ATTEMPTS) : options.maxAttempts();
+                if (n >= limit)
                 {
                     logger.warn("Cold store {}: {} failed after {} attempts: {}", name, what, n, e.getMessage());
                     if (corrupt)
