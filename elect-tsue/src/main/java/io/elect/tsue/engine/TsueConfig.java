@@ -1,0 +1,195 @@
+package io.elect.tsue.engine;
+
+/**
+ * Configuration of an update engine. Immutable; build with {@link #builder()}. Every setter validates its argument
+ * and names it in the exception.
+ */
+public final class TsueConfig
+{
+    public final int k;
+    public final int m;
+    public final int chunkSize;
+    public final int pageSize;
+    public final int nodes;
+    public final UpdatePolicy policy;
+    /** TSUE: bytes of update payload per data-log unit before it is sealed and recycled. */
+    public final int logUnitBytes;
+    /** TSUE: memory quota of the log pool; units = quota / unit size (at least 2). */
+    public final long logMemoryQuota;
+    /** TSUE recycle workers and DPU merger threads; 0 = recycle inline in the updating thread (deterministic). */
+    public final int recycleThreads;
+    /** PL, TSUE: a node applies its parity log when the log holds more than this many bytes. */
+    public final long parityApplyBytes;
+    /** Parity-log generation rotation size. */
+    public final long rotateBytes;
+    /** PLR: bytes reserved beside each parity chunk for its deltas. */
+    public final int plrReserveBytes;
+    /** PARIX: bytes logged at the parity nodes before a recycle. */
+    public final long parixApplyBytes;
+    /** DPU: differential capacity ratio B, as a fraction of the EC data bytes. */
+    public final double dpuRatio;
+
+    private TsueConfig(Builder b)
+    {
+        k = b.k;
+        m = b.m;
+        chunkSize = b.chunkSize;
+        pageSize = b.pageSize;
+        nodes = b.nodes == 0 ? b.k + b.m : b.nodes;
+        policy = b.policy;
+        logUnitBytes = b.logUnitBytes;
+        logMemoryQuota = b.logMemoryQuota;
+        recycleThreads = b.recycleThreads;
+        parityApplyBytes = b.parityApplyBytes;
+        rotateBytes = b.rotateBytes;
+        plrReserveBytes = b.plrReserveBytes;
+        parixApplyBytes = b.parixApplyBytes;
+        dpuRatio = b.dpuRatio;
+        if (nodes < k + m)
+            throw new IllegalArgumentException("nodes must be >= k+m (" + (k + m) + "): " + nodes);
+        if (chunkSize % pageSize != 0)
+            throw new IllegalArgumentException("chunkSize must be a multiple of pageSize " + pageSize + ": " + chunkSize);
+    }
+
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    public Builder toBuilder()
+    {
+        Builder b = new Builder();
+        b.k = k;
+        b.m = m;
+        b.chunkSize = chunkSize;
+        b.pageSize = pageSize;
+        b.nodes = nodes;
+        b.policy = policy;
+        b.logUnitBytes = logUnitBytes;
+        b.logMemoryQuota = logMemoryQuota;
+        b.recycleThreads = recycleThreads;
+        b.parityApplyBytes = parityApplyBytes;
+        b.rotateBytes = rotateBytes;
+        b.plrReserveBytes = plrReserveBytes;
+        b.parixApplyBytes = parixApplyBytes;
+        b.dpuRatio = dpuRatio;
+        return b;
+    }
+
+    @Override
+    public String toString()
+    {
+        return policy + " RS(" + k + "," + m + ") chunk=" + chunkSize + " page=" + pageSize + " nodes=" + nodes;
+    }
+
+    public static final class Builder
+    {
+        private int k = 4, m = 2, chunkSize = 1 << 20, pageSize = 4096, nodes, logUnitBytes = 4 << 20;
+        private long logMemoryQuota = 64 << 20, parityApplyBytes = 8 << 20, rotateBytes = 32 << 20,
+            parixApplyBytes = 16 << 20;
+        private int recycleThreads = 2, plrReserveBytes = 256 << 10;
+        private double dpuRatio = 0.005;
+        private UpdatePolicy policy = UpdatePolicy.TSUE;
+
+        private static int positive(String name, long v)
+        {
+            if (v <= 0 || v > Integer.MAX_VALUE)
+                throw new IllegalArgumentException(name + " must be in 1.." + Integer.MAX_VALUE + ": " + v);
+            return (int) v;
+        }
+
+        public Builder code(int k, int m)
+        {
+            this.k = positive("k", k);
+            this.m = positive("m", m);
+            if (k + m > 255)
+                throw new IllegalArgumentException("k+m must be <= 255: " + (k + m));
+            return this;
+        }
+
+        public Builder chunkSize(int v)
+        {
+            chunkSize = positive("chunkSize", v);
+            return this;
+        }
+
+        public Builder pageSize(int v)
+        {
+            pageSize = positive("pageSize", v);
+            return this;
+        }
+
+        public Builder nodes(int v)
+        {
+            nodes = positive("nodes", v);
+            return this;
+        }
+
+        public Builder policy(UpdatePolicy v)
+        {
+            if (v == null)
+                throw new IllegalArgumentException("policy must not be null");
+            policy = v;
+            return this;
+        }
+
+        public Builder logUnitBytes(int v)
+        {
+            logUnitBytes = positive("logUnitBytes", v);
+            return this;
+        }
+
+        public Builder logMemoryQuota(long v)
+        {
+            if (v <= 0)
+                throw new IllegalArgumentException("logMemoryQuota must be > 0: " + v);
+            logMemoryQuota = v;
+            return this;
+        }
+
+        public Builder recycleThreads(int v)
+        {
+            if (v < 0 || v > 64)
+                throw new IllegalArgumentException("recycleThreads must be 0..64: " + v);
+            recycleThreads = v;
+            return this;
+        }
+
+        public Builder parityApplyBytes(long v)
+        {
+            parityApplyBytes = positive("parityApplyBytes", v);
+            return this;
+        }
+
+        public Builder rotateBytes(long v)
+        {
+            rotateBytes = positive("rotateBytes", v);
+            return this;
+        }
+
+        public Builder plrReserveBytes(int v)
+        {
+            plrReserveBytes = positive("plrReserveBytes", v);
+            return this;
+        }
+
+        public Builder parixApplyBytes(long v)
+        {
+            parixApplyBytes = positive("parixApplyBytes", v);
+            return this;
+        }
+
+        public Builder dpuRatio(double v)
+        {
+            if (!(v > 0 && v < 1))
+                throw new IllegalArgumentException("dpuRatio must be in (0,1): " + v);
+            dpuRatio = v;
+            return this;
+        }
+
+        public TsueConfig build()
+        {
+            return new TsueConfig(this);
+        }
+    }
+}

@@ -1,0 +1,428 @@
+package io.elect.tsue.engine;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.tsue.log.ParityLog;
+import io.elect.tsue.log.Payload;
+import io.elect.tsue.log.RecordLog;
+import io.elect.tsue.log.TxRecord;
+import io.elect.tsue.log.TxRecord.Extent;
+
+/**
+ * TSUE. Front end: an update is appended (synced) to the active data-log unit on the chunk's node and on its replica
+ * node, indexed in memory, and acknowledged. Back end: a full unit is sealed and recycled by W workers (stripe
+ * hashed onto a worker, so a stripe's parts are recycled in unit order): per stripe, the merged updates of each
+ * chunk (temporal merging in the index; spatial: extents closer than a page are read as one span) are diffed
+ * against the old data read in place, the data deltas go to the stripe's delta log (on the node of parity 0),
+ * which combines the deltas of all chunks at the same offsets into the m parity deltas and sends them to the
+ * parity logs as one transaction; the new data is then written in place and the transaction committed. Parity
+ * logs merge overlapping deltas and apply them in large pieces when they exceed {@code parityApplyBytes}.
+ *
+ * <p>Log pool: FIFO of units, one active; a new unit is created when the active one fills, up to
+ * {@code logMemoryQuota / logUnitBytes} units (at least 2): the number of units follows the load, and writers wait
+ * when the quota is reached. A unit's files are deleted once all its stripes are recycled; parts finish in unit
+ * order on every worker, so units complete in FIFO order.
+ *
+ * <p>Reads snapshot the unit list, read the chunk, then overlay the units oldest first: a unit leaves the list
+ * only after its data writes, so the snapshot always covers bytes the chunk read may have missed.
+ */
+final class TsueEngine extends AbstractEngine
+{
+    static final int TYPE_DATA = 1;
+    private static final Logger logger = LoggerFactory.getLogger(TsueEngine.class);
+
+    private final Object pool = new Object();
+    private final ArrayDeque<LogUnit> units = new ArrayDeque<>();   // FIFO, the active unit last
+    private final AtomicLong unitIds = new AtomicLong(System.currentTimeMillis() << 12);
+    private final AtomicLong seqs = new AtomicLong();
+    private final int maxUnits;
+    private final ExecutorService[] workers;
+    private LogUnit active;
+
+    TsueEngine(Cluster cluster)
+    {
+        super(cluster);
+        maxUnits = (int) Math.max(2, cfg.logMemoryQuota / cfg.logUnitBytes);
+        workers = new ExecutorService[cfg.recycleThreads];
+        for (int w = 0; w < workers.length; w++)
+        {
+            int id = w;
+            workers[w] = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "tsue-recycle-" + id);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        active = new LogUnit(unitIds.incrementAndGet());
+        units.add(active);
+    }
+
+    @Override
+    public void update(long stripe, int chunk, List<Extent> extents) throws IOException
+    {
+        List<Extent> sorted = checkExtents(stripe, chunk, extents);
+        int node = cluster.nodeOf(stripe, chunk), replica = cluster.replicaOf(stripe, chunk);
+        long size = 0;
+        for (Extent e : sorted)
+            size += e.bytes().length;
+        List<LogUnit> sealed = new ArrayList<>();
+        ReentrantLock l = lock(stripe);
+        l.lock();
+        try
+        {
+            LogUnit u = acquire(size, sealed);
+            try
+            {
+                long seq = seqs.incrementAndGet();
+                Payload p = new Payload((int) size + 32 + 8 * sorted.size());
+                p.i64(seq).i64(stripe).u16(chunk).i32(sorted.size());
+                for (Extent e : sorted)
+                    p.i32(e.offset()).i32(e.bytes().length).bytes(e.bytes(), 0, e.bytes().length);
+                byte[] payload = p.toBytes();
+                u.nodes.add(node);
+                u.nodes.add(replica);
+                List<Callable<Void>> tasks = new ArrayList<>();
+                for (int to : new int[]{ node, replica })
+                    tasks.add(() -> {
+                        cluster.node(node, to).appendRecord(u.file(), TYPE_DATA, payload, true);
+                        return null;
+                    });
+                parallel(tasks);
+                u.insert(stripe, chunk, sorted);
+            }
+            finally
+            {
+                u.appenders.readLock().unlock();
+            }
+        }
+        finally
+        {
+            l.unlock();
+        }
+        samplePeak();
+        for (LogUnit s : sealed)
+            recycle(s);
+    }
+
+    /** The active unit with its append lock held; seals it first if full (sealed units are added to out). */
+    private LogUnit acquire(long size, List<LogUnit> out) throws IOException
+    {
+        synchronized (pool)
+        {
+            while (active.appended.get() >= cfg.logUnitBytes)
+            {
+                if (units.size() >= maxUnits && workers.length > 0)
+                {
+                    try
+                    {
+                        pool.wait();
+                    }
+                    catch (InterruptedException e)
+                    {
+                        Thread.currentThread().interrupt();
+                        throw new IOException("interrupted waiting for log-pool quota", e);
+                    }
+                    continue;
+                }
+                out.add(active);
+                active = new LogUnit(unitIds.incrementAndGet());
+                units.add(active);
+            }
+            active.appended.addAndGet(size);
+            active.appenders.readLock().lock();
+            return active;
+        }
+    }
+
+    /** Hands a sealed unit to the workers (or recycles it inline when there are none). */
+    private void recycle(LogUnit u) throws IOException
+    {
+        if (workers.length == 0)
+        {
+            recyclePart(u, 0, 1);
+            unitDone(u);
+            return;
+        }
+        synchronized (pool)
+        {
+            u.pendingParts = workers.length;
+        }
+        for (int w = 0; w < workers.length; w++)
+        {
+            int part = w;
+            workers[w].execute(() -> {
+                try
+                {
+                    recyclePart(u, part, workers.length);
+                    boolean last;
+                    synchronized (pool)
+                    {
+                        last = --u.pendingParts == 0;
+                    }
+                    if (last)
+                        unitDone(u);
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    logger.error("recycling of data-log unit {} failed; it stays for recovery", u.id, e);
+                }
+            });
+        }
+    }
+
+    private void recyclePart(LogUnit u, int part, int parts) throws IOException
+    {
+        u.appenders.writeLock().lock();   // waits for the last in-flight append
+        u.appenders.writeLock().unlock();
+        for (long stripe : u.stripes())
+            if (Math.floorMod(Long.hashCode(stripe * 0x9E3779B97F4A7C15L), parts) == part)
+                recycleStripe(u, stripe);
+    }
+
+    private void recycleStripe(LogUnit u, long stripe) throws IOException
+    {
+        int deltaNode = cluster.nodeOf(stripe, k);
+        List<Extent> deltas = new ArrayList<>();
+        List<Integer> chunks = new ArrayList<>();
+        List<int[]> manifest = new ArrayList<>();
+        Map<Integer, List<Extent>> spansByChunk = new TreeMap<>();
+        for (Map.Entry<Integer, List<Extent>> c : u.extents(stripe).entrySet())
+        {
+            int chunk = c.getKey(), node = cluster.nodeOf(stripe, chunk);
+            List<Extent> spans = new ArrayList<>();
+            long sent = 0;
+            for (List<Extent> group : spatialGroups(c.getValue()))
+            {
+                int start = group.get(0).offset(), end = group.get(group.size() - 1).end();
+                byte[] span = cluster.node(node, node).read(chunk(stripe, chunk), start, end - start);
+                for (Extent e : group)
+                {
+                    byte[] d = new byte[e.bytes().length];
+                    System.arraycopy(span, e.offset() - start, d, 0, d.length);
+                    ParityLog.xor(e.bytes(), 0, d, 0, d.length);
+                    System.arraycopy(e.bytes(), 0, span, e.offset() - start, d.length);
+                    deltas.add(new Extent(e.offset(), d));
+                    chunks.add(chunk);
+                    manifest.add(manifestEntry(chunk, e.offset(), e.bytes()));
+                    sent += 8 + d.length;
+                }
+                spans.add(new Extent(start, span));
+            }
+            cluster.transport().deliver(node, deltaNode, sent);   // data deltas to the delta log
+            spansByChunk.put(chunk, spans);
+        }
+        if (deltas.isEmpty())
+            return;
+        List<List<Extent>> pd = parityDeltas(chunks, deltas);    // delta log: m parity deltas per offset
+        long tx = nextTx();
+        List<TxRecord> recs = new ArrayList<>();
+        for (int j = 0; j < m; j++)
+            recs.add(new TxRecord(tx, u.id, stripe, TxRecord.PARITY_DELTA, j, 0, manifest, pd.get(j)));
+        logTx(deltaNode, stripe, recs);
+        for (Map.Entry<Integer, List<Extent>> c : spansByChunk.entrySet())
+        {
+            int node = cluster.nodeOf(stripe, c.getKey());
+            for (Extent span : c.getValue())
+                cluster.node(node, node).write(chunk(stripe, c.getKey()), span.offset(), span.bytes(), false);
+            cluster.local(node).files().sync(chunk(stripe, c.getKey()));
+        }
+        commitTx(deltaNode, stripe, tx);
+    }
+
+    /** Groups sorted extents whose gaps are below a page: each group is read and written as one span. */
+    private List<List<Extent>> spatialGroups(List<Extent> sorted)
+    {
+        List<List<Extent>> groups = new ArrayList<>();
+        List<Extent> cur = null;
+        for (Extent e : sorted)
+        {
+            if (cur == null || e.offset() - cur.get(cur.size() - 1).end() >= cfg.pageSize)
+                groups.add(cur = new ArrayList<>());
+            cur.add(e);
+        }
+        return groups;
+    }
+
+    private void unitDone(LogUnit u) throws IOException
+    {
+        for (int n : u.nodes)
+            cluster.local(n).delete(u.file());
+        synchronized (pool)
+        {
+            units.remove(u);
+            pool.notifyAll();
+        }
+        for (int n = 0; n < cluster.size(); n++)
+            if (cluster.local(n).plogMemory() > cfg.parityApplyBytes)
+                cluster.local(n).plogApply("plog");
+        logger.debug("data-log unit {} recycled", u.id);
+    }
+
+    @Override
+    public byte[] read(long stripe, int chunk, int offset, int len) throws IOException
+    {
+        checkRange(stripe, chunk, offset, len);
+        List<LogUnit> snapshot;
+        synchronized (pool)
+        {
+            snapshot = new ArrayList<>(units);
+        }
+        byte[] b = readStored(stripe, chunk, offset, len);
+        for (LogUnit u : snapshot)
+            u.overlay(stripe, chunk, offset, b);
+        return b;
+    }
+
+    @Override
+    protected void overlay(long stripe, int chunk, int offset, byte[] buf)
+    {
+        List<LogUnit> snapshot;
+        synchronized (pool)
+        {
+            snapshot = new ArrayList<>(units);
+        }
+        for (LogUnit u : snapshot)
+            u.overlay(stripe, chunk, offset, buf);
+    }
+
+    @Override
+    public void drain() throws IOException
+    {
+        List<LogUnit> toRecycle = new ArrayList<>();
+        synchronized (pool)
+        {
+            if (!active.isEmpty() || active.appended.get() > 0)
+            {
+                toRecycle.add(active);
+                active = new LogUnit(unitIds.incrementAndGet());
+                units.add(active);
+            }
+        }
+        if (workers.length == 0)
+        {
+            List<LogUnit> all;
+            synchronized (pool)
+            {
+                all = new ArrayList<>(units);
+            }
+            for (LogUnit u : all)
+                if (u != active)
+                    recycle(u);
+        }
+        else
+        {
+            for (LogUnit u : toRecycle)
+                recycle(u);
+            synchronized (pool)
+            {
+                while (units.size() > 1 || units.peekFirst() != active)
+                {
+                    try
+                    {
+                        pool.wait(100);
+                    }
+                    catch (InterruptedException e)
+                    {
+                        Thread.currentThread().interrupt();
+                        throw new IOException("interrupted while draining", e);
+                    }
+                }
+            }
+        }
+        applyAllParity();
+    }
+
+    @Override
+    public long logMemoryBytes()
+    {
+        long n = parityLogMemory();
+        synchronized (pool)
+        {
+            for (LogUnit u : units)
+                n += u.memory();
+        }
+        return n;
+    }
+
+    @Override
+    public void recover() throws IOException
+    {
+        super.recover();
+        long start = System.currentTimeMillis();
+        TreeMap<Long, TreeMap<Long, Object[]>> byUnit = new TreeMap<>();   // unit -> seq -> {stripe, chunk, extents}
+        Map<Long, LogUnit> rebuilt = new HashMap<>();
+        for (int n = 0; n < cluster.size(); n++)
+            for (String f : cluster.local(n).list("dlog-"))
+            {
+                long id = Long.parseLong(f.substring(5));
+                rebuilt.computeIfAbsent(id, LogUnit::new).nodes.add(n);
+                for (RecordLog.Entry e : cluster.local(n).scanLog(f))
+                {
+                    ByteBuffer b = e.payload();
+                    long seq = b.getLong(), stripe = b.getLong();
+                    int chunk = b.getShort() & 0xffff, count = b.getInt();
+                    List<Extent> ext = new ArrayList<>();
+                    for (int i = 0; i < count; i++)
+                    {
+                        int off = b.getInt();
+                        byte[] bytes = new byte[b.getInt()];
+                        b.get(bytes);
+                        ext.add(new Extent(off, bytes));
+                    }
+                    byUnit.computeIfAbsent(id, x -> new TreeMap<>()).put(seq, new Object[]{ stripe, chunk, ext });
+                }
+            }
+        List<LogUnit> recovered = new ArrayList<>();
+        long records = 0;
+        for (Map.Entry<Long, LogUnit> e : new TreeMap<>(rebuilt).entrySet())
+        {
+            LogUnit u = e.getValue();
+            TreeMap<Long, Object[]> recs = byUnit.getOrDefault(e.getKey(), new TreeMap<>());
+            for (Map.Entry<Long, Object[]> r : recs.entrySet())
+            {
+                @SuppressWarnings("unchecked")
+                List<Extent> ext = (List<Extent>) r.getValue()[2];
+                u.insert((Long) r.getValue()[0], (Integer) r.getValue()[1], ext);
+                seqs.accumulateAndGet(r.getKey(), Math::max);
+                records++;
+            }
+            unitIds.accumulateAndGet(u.id, Math::max);
+            recovered.add(u);
+        }
+        synchronized (pool)
+        {
+            units.clear();
+            units.addAll(recovered);
+            active = new LogUnit(unitIds.incrementAndGet());
+            units.add(active);
+        }
+        logger.info("TSUE recovery: {} data-log units, {} records, {} ms", recovered.size(), records,
+                    System.currentTimeMillis() - start);
+        if (workers.length > 0)
+            for (LogUnit u : recovered)
+                recycle(u);
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        for (ExecutorService w : workers)
+            w.shutdownNow();
+        super.close();
+    }
+}

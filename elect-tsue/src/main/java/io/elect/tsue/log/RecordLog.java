@@ -1,0 +1,224 @@
+package io.elect.tsue.log;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import io.elect.tsue.fs.FileLayer;
+
+/**
+ * An append-only file of checksummed, typed records (format: {@code docs/formats/tsue-log.md}).
+ *
+ * <p>File header (16 bytes): magic {@code 0x54534C47} ("TSLG"), u16 format version (1), u16 reserved (0), u32
+ * epoch, u32 CRC32C of the preceding 12 bytes. Record: u32 payload length, u32 epoch, u8 type, payload, u32 CRC32C
+ * over the 9 header bytes and the payload. All integers big-endian. The valid records are the longest prefix whose
+ * frames check out and carry the header's epoch; anything after it (a torn or unsynced tail, zeroes of a
+ * preallocated area, records of an earlier epoch) is ignored and overwritten by the next append. {@link #reset}
+ * bumps the epoch instead of erasing, so a preallocated area (PLR) is reused with a single small overwrite.
+ *
+ * <p>Thread-safe. {@link #append} with sync uses group commit: one fsync covers every record appended before it.
+ */
+public final class RecordLog
+{
+    public static final int MAGIC = 0x54534C47;
+    public static final short VERSION = 1;
+    public static final int HEADER_BYTES = 16;
+    public static final int FRAME_BYTES = 13;
+    public static final int MAX_PAYLOAD = 64 << 20;
+
+    /** One record as read back; position is the offset of its frame in the file. */
+    public record Entry(int type, ByteBuffer payload, long position)
+    {
+    }
+
+    private final FileLayer fs;
+    private final String name;
+    private final Object syncLock = new Object();
+    private int epoch;
+    private long tail;
+    private volatile long synced;
+    private List<Entry> recovered;
+
+    private RecordLog(FileLayer fs, String name)
+    {
+        this.fs = fs;
+        this.name = name;
+    }
+
+    /**
+     * Opens the log, creating it (header synced) if absent or if its header is invalid, and positions the tail
+     * after the last valid record. The valid records are kept for one call of {@link #takeRecovered()}.
+     */
+    public static RecordLog open(FileLayer fs, String name) throws IOException
+    {
+        RecordLog log = new RecordLog(fs, name);
+        log.load();
+        return log;
+    }
+
+    /** The valid records of a log file, without opening it for appending ([] if absent or headerless). */
+    public static List<Entry> scan(FileLayer fs, String name) throws IOException
+    {
+        RecordLog log = new RecordLog(fs, name);
+        long size = fs.size(name);
+        if (size < HEADER_BYTES || !log.readHeader())
+            return new ArrayList<>();
+        return log.readRecords(size);
+    }
+
+    private void load() throws IOException
+    {
+        long size = fs.size(name);
+        if (size >= HEADER_BYTES && readHeader())
+        {
+            recovered = readRecords(size);
+        }
+        else
+        {
+            epoch = 1;
+            writeHeader();
+            tail = HEADER_BYTES;
+            recovered = new ArrayList<>();
+        }
+        synced = tail;
+    }
+
+    private boolean readHeader() throws IOException
+    {
+        ByteBuffer h = ByteBuffer.wrap(fs.readFully(name, 0, HEADER_BYTES));
+        CRC32C crc = new CRC32C();
+        crc.update(h.array(), 0, 12);
+        if (h.getInt(0) != MAGIC || h.getShort(4) != VERSION || (int) crc.getValue() != h.getInt(12))
+            return false;
+        epoch = h.getInt(8);
+        return true;
+    }
+
+    private void writeHeader() throws IOException
+    {
+        ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
+        h.putInt(MAGIC).putShort(VERSION).putShort((short) 0).putInt(epoch);
+        CRC32C crc = new CRC32C();
+        crc.update(h.array(), 0, 12);
+        h.putInt((int) crc.getValue());
+        fs.write(name, 0, h.array(), 0, HEADER_BYTES);
+        fs.sync(name);
+    }
+
+    private List<Entry> readRecords(long size) throws IOException
+    {
+        List<Entry> out = new ArrayList<>();
+        long pos = HEADER_BYTES;
+        byte[] hdr = new byte[9];
+        while (pos + FRAME_BYTES <= size)
+        {
+            if (fs.read(name, pos, hdr, 0, 9) != 9)
+                break;
+            ByteBuffer h = ByteBuffer.wrap(hdr);
+            int len = h.getInt(0);
+            if (len < 0 || len > MAX_PAYLOAD || pos + FRAME_BYTES + len > size || h.getInt(4) != epoch)
+                break;
+            byte[] body = fs.readFully(name, pos + 9, len + 4);
+            CRC32C crc = new CRC32C();
+            crc.update(hdr);
+            crc.update(body, 0, len);
+            if ((int) crc.getValue() != ByteBuffer.wrap(body).getInt(len))
+                break;
+            out.add(new Entry(hdr[8], ByteBuffer.wrap(body, 0, len).slice(), pos));
+            pos += FRAME_BYTES + len;
+        }
+        tail = pos;
+        return out;
+    }
+
+    /** The records found by {@link #open}, once (then null). */
+    public synchronized List<Entry> takeRecovered()
+    {
+        List<Entry> r = recovered;
+        recovered = null;
+        return r;
+    }
+
+    /**
+     * Appends one record; if sync, returns only once it is durable. Returns the record's position.
+     *
+     * @throws IllegalArgumentException if payload is larger than {@link #MAX_PAYLOAD} or type is outside 0..255
+     */
+    public long append(int type, byte[] payload, boolean sync) throws IOException
+    {
+        if (type < 0 || type > 255)
+            throw new IllegalArgumentException("type must be 0..255: " + type);
+        if (payload.length > MAX_PAYLOAD)
+            throw new IllegalArgumentException("payload too large: " + payload.length);
+        byte[] frame = new byte[FRAME_BYTES + payload.length];
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        long pos;
+        synchronized (this)
+        {
+            b.putInt(payload.length).putInt(epoch).put((byte) type).put(payload);
+            CRC32C crc = new CRC32C();
+            crc.update(frame, 0, 9 + payload.length);
+            b.putInt((int) crc.getValue());
+            pos = tail;
+            fs.write(name, pos, frame, 0, frame.length);
+            tail += frame.length;
+        }
+        if (sync)
+            syncTo(pos + frame.length);
+        return pos;
+    }
+
+    /** Makes every record appended so far durable. */
+    public void sync() throws IOException
+    {
+        long t;
+        synchronized (this)
+        {
+            t = tail;
+        }
+        syncTo(t);
+    }
+
+    private void syncTo(long end) throws IOException
+    {
+        if (synced >= end)
+            return;
+        synchronized (syncLock)
+        {
+            if (synced >= end)
+                return;
+            long t;
+            synchronized (this)
+            {
+                t = tail;
+            }
+            fs.sync(name);
+            synced = t;
+        }
+    }
+
+    /** Empties the log by starting a new epoch (one synced header write); earlier records become invisible. */
+    public synchronized void reset() throws IOException
+    {
+        synchronized (syncLock)
+        {
+            epoch++;
+            writeHeader();
+            tail = HEADER_BYTES;
+            synced = tail;
+        }
+    }
+
+    /** Bytes of valid records, header excluded. */
+    public synchronized long used()
+    {
+        return tail - HEADER_BYTES;
+    }
+
+    public String name()
+    {
+        return name;
+    }
+}
