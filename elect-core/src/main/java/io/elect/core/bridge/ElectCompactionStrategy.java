@@ -520,6 +520,12 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         return v;
     }
 
+    /** A snapshot of every SSTable of this instance and its placement (a role, or {@link #MISFIT}). */
+    public synchronized Map<SSTableReader, Integer> placements()
+    {
+        return new HashMap<>(placement);
+    }
+
     /** Number of SSTables awaiting a re-split (spanning two roles). */
     public synchronized int misfitCount()
     {

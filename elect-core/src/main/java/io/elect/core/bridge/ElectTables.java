@@ -170,6 +170,36 @@ public final class ElectTables implements ElectTablesMBean
     }
 
     @Override
+    public String sstablesJson(String keyspace, String table)
+    {
+        ColumnFamilyStore cfs = keyspace == null || table == null ? null : ColumnFamilyStore.getIfExists(keyspace, table);
+        if (cfs == null)
+            throw new IllegalArgumentException("keyspace.table " + keyspace + '.' + table + " does not exist");
+        StringBuilder sb = new StringBuilder("[");
+        for (List<AbstractCompactionStrategy> holder : cfs.getCompactionStrategyManager().getStrategies())
+        {
+            for (AbstractCompactionStrategy s : holder)
+            {
+                if (!(s instanceof ElectCompactionStrategy))
+                    continue;
+                for (Map.Entry<org.apache.cassandra.io.sstable.format.SSTableReader, Integer> e : ((ElectCompactionStrategy) s).placements().entrySet())
+                {
+                    org.apache.cassandra.io.sstable.format.SSTableReader r = e.getKey();
+                    if (sb.length() > 1)
+                        sb.append(',');
+                    sb.append("{\"file\":\"").append(r.descriptor.baseFile().name())
+                      .append("\",\"role\":").append(e.getValue() == ElectCompactionStrategy.MISFIT ? "\"misfit\"" : e.getValue().toString())
+                      .append(",\"level\":").append(r.getSSTableLevel())
+                      .append(",\"first_token\":\"").append(r.getFirst().getToken())
+                      .append("\",\"last_token\":\"").append(r.getLast().getToken())
+                      .append("\",\"bytes\":").append(r.onDiskLength()).append('}');
+                }
+            }
+        }
+        return sb.append(']').toString();
+    }
+
+    @Override
     public String roleRangesJson(String keyspace)
     {
         if (keyspace == null || org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace) == null)

@@ -23,6 +23,13 @@ public interface ElectTablesMBean
     /** Same document restricted to one table; {@code keyspace} and {@code table} must name an ELECT table. */
     String tableJson(String keyspace, String table);
 
+    /**
+     * Every live SSTable of the ELECT table as a JSON array
+     * {@code [{"file":"oa-3-big","role":0,"level":1,"first_token":"-12","last_token":"99","bytes":1234}]},
+     * role {@code "misfit"} for one spanning a role boundary. For tests and diagnosis.
+     */
+    String sstablesJson(String keyspace, String table);
+
     /** The node's role ranges for {@code keyspace} as a JSON array (see {@code RoleRanges.toJson()}). */
     String roleRangesJson(String keyspace);
 }
