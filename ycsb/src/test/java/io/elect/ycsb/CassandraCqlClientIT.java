@@ -231,7 +231,7 @@ class CassandraCqlClientIT
     @Test
     void ycsbLoadThenWorkloadsAandE() throws Exception
     {
-        int records = 1000;
+        int records = 500;
         session.execute("TRUNCATE ycsb.usertable");
         // dataintegrity: values are a function of key and field, so that workload A can verify what it reads.
         Map<String, Long> load = ycsb("-load", "workloada", "recordcount=" + records, "dataintegrity=true");
@@ -245,7 +245,7 @@ class CassandraCqlClientIT
         }
 
         // A: 50/50 reads and updates of existing keys; dataintegrity makes YCSB verify every value read.
-        int opsA = 2000;
+        int opsA = 1000;
         Map<String, Long> a = ycsb("-t", "workloada", "recordcount=" + records, "operationcount=" + opsA,
                                    "dataintegrity=true");
         long reads = a.getOrDefault("READ Return=OK", 0L);
@@ -257,7 +257,7 @@ class CassandraCqlClientIT
         assertEquals(records, count(), "updates must not add rows");
 
         // E: 95% scans of 1..100 rows in token order, 5% inserts of new keys.
-        int opsE = 400;
+        int opsE = 200;
         Map<String, Long> e = ycsb("-t", "workloade", "recordcount=" + records, "operationcount=" + opsE);
         long scans = e.getOrDefault("SCAN Return=OK", 0L);
         long inserts = e.getOrDefault("INSERT Return=OK", 0L);
