@@ -154,7 +154,7 @@ def offload_cmd(*args):
     cpfile = os.path.join(HOME, "elect-offload", "target", "classpath.txt")
     if os.path.exists(cpfile):
         cp += ":" + open(cpfile).read().strip()
-    return ["java", "-Xmx128m", "-cp", cp, "io.elect.offload.s3proxy.S3ProxyLauncher", *args]
+    return ["java", "-Xmx128m", "-cp", cp, "io.elect.offload.s3proxy.S3ProxyCli", *args]
 
 
 def start_cold_tier():
@@ -222,19 +222,35 @@ def wait_until_up(st, n, procs, timeout):
 
 
 # ----------------------------------------------------------------------------------------------- commands
+def busy_ports(a):
+    busy = [f"{ip(k)}:{port}" for k in range(1, a.nodes + 1) for port in (CQL_PORT, STORAGE_PORT)
+            if port_open(ip(k), port)]
+    if not a.no_cold_tier and port_open("127.0.0.1", COLD_PORT):
+        busy.append(f"127.0.0.1:{COLD_PORT} (cold tier)")
+    return busy
+
+
+def wait_for_free_ports(a):
+    """Another local cluster (e.g. another test run) may hold the ports: wait up to --wait-for-ports seconds."""
+    deadline = time.time() + a.wait_for_ports
+    busy = busy_ports(a)
+    while busy and time.time() < deadline:
+        log(f"waiting for {busy[0]} to be released by another process")
+        time.sleep(5)
+        busy = busy_ports(a)
+    if busy:
+        die(f"{busy[0]} is already in use by another process; stop it first")
+
+
 def cmd_start(a):
     st = load_state()
     if st and any(alive(v["pid"], v["dir"]) for v in st.get("nodes", {}).values()):
         die("a cluster is already running (scripts/elect-cluster status); stop it first")
     if not 1 <= a.nodes <= MAX_NODES:
         die(f"--nodes {a.nodes}: allowed 1..{MAX_NODES}", 2)
-    for k in range(1, a.nodes + 1):
-        for port in (CQL_PORT, STORAGE_PORT):
-            if port_open(ip(k), port):
-                die(f"{ip(k)}:{port} is already in use by another process; stop it first")
-    if not a.no_cold_tier and port_open("127.0.0.1", COLD_PORT):
-        die(f"127.0.0.1:{COLD_PORT} (cold tier) is already in use by another process; stop it first")
-    subprocess.run([os.path.join(HOME, "scripts", "build")], check=True)
+    wait_for_free_ports(a)
+    if os.environ.get("ELECT_SKIP_BUILD") != "1":  # set by the integration tests, which run inside Maven
+        subprocess.run([os.path.join(HOME, "scripts", "build")], check=True)
     if a.fresh and os.path.isdir(CLUSTER):
         shutil.rmtree(CLUSTER)
     os.makedirs(CLUSTER, exist_ok=True)
@@ -388,6 +404,8 @@ def main():
     s.add_argument("--no-cold-tier", action="store_true")
     s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
     s.add_argument("--timeout", type=int, default=240)
+    s.add_argument("--wait-for-ports", type=int, default=0, metavar="SECONDS",
+                   help="wait that long for ports held by another local cluster to be released")
     s.set_defaults(fn=cmd_start)
     s = sub.add_parser("stop", help="stop every recorded node and the cold tier, by PID; data is kept")
     s.add_argument("--grace", type=int, default=90, help="seconds to wait for a node to drain before SIGKILL")

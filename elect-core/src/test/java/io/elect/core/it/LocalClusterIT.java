@@ -1,0 +1,187 @@
+package io.elect.core.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.elect.offload.ObjectInfo;
+import io.elect.offload.s3.S3ColdStore;
+import io.elect.offload.s3.S3ColdStoreConfig;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The foundation end to end, through the user-facing scripts: {@code scripts/elect-cluster start --nodes 3}
+ * (three real ELECT nodes on 127.0.0.1..3 plus S3Proxy as the cold tier), CQL at ALL and ONE with the Java
+ * driver, one object through the cold tier, then {@code stop}, after which no recorded process may be alive
+ * and no port may be bound.
+ */
+class LocalClusterIT
+{
+    private static final Path REPO = Path.of(System.getProperty("maven.multiModuleProjectDirectory",
+                                                                 new File("..").getAbsolutePath())).toAbsolutePath().normalize();
+    private static final Path RUN_DIR = REPO.resolve("elect-core/target/it-run");
+    private static final int NODES = 3;
+    private static final List<Long> pids = new ArrayList<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception
+    {
+        Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900");
+        assertEquals(0, r.code, "elect-cluster start failed:\n" + r.output);
+        Result s = cluster(120, "status", "--json");
+        Matcher m = Pattern.compile("\"pid\": (\\d+)").matcher(s.output);
+        while (m.find())
+            pids.add(Long.parseLong(m.group(1)));
+        assertEquals(NODES + 1, pids.size(), "expected 3 node PIDs and the cold tier's:\n" + s.output);
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception
+    {
+        cluster(300, "stop"); // idempotent; the test below asserts on its effects
+    }
+
+    @Test
+    void clusterServesCqlAndColdTierThenStopsCleanly() throws Exception
+    {
+        Result status = cluster(120, "status", "--json");
+        assertEquals(0, status.code, status.output);
+        for (int i = 1; i <= NODES; i++)
+            assertTrue(status.output.contains("\"ip\": \"127.0.0." + i + "\", \"pid\""), status.output);
+        assertEquals(NODES, count(status.output, "\"ring\": \"UN\""), "every node UN:\n" + status.output);
+
+        readsAndWritesAtAllAndOne();
+        coldTierRoundTrip();
+
+        Result stop = cluster(300, "stop");
+        assertEquals(0, stop.code, stop.output);
+        for (long pid : pids)
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " still alive");
+        for (int i = 1; i <= NODES; i++)
+            assertFalse(listening("127.0.0." + i, 9042), "127.0.0." + i + ":9042 still bound");
+        assertFalse(listening("127.0.0.1", 9000), "cold tier port still bound");
+        Result after = cluster(60, "status");
+        assertEquals(3, after.code, after.output);
+        assertTrue(after.output.contains("nothing running"), after.output);
+    }
+
+    private static void readsAndWritesAtAllAndOne()
+    {
+        DriverConfigLoader cfg = DriverConfigLoader.programmaticBuilder()
+                                                   .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
+                                                   .build();
+        List<InetSocketAddress> contacts = new ArrayList<>();
+        for (int i = 1; i <= NODES; i++)
+            contacts.add(new InetSocketAddress("127.0.0." + i, 9042));
+        try (CqlSession s = CqlSession.builder().addContactPoints(contacts).withLocalDatacenter("datacenter1")
+                                      .withConfigLoader(cfg).build())
+        {
+            s.execute("CREATE KEYSPACE IF NOT EXISTS it WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
+            s.execute("CREATE TABLE IF NOT EXISTS it.kv (k int PRIMARY KEY, v text)");
+            PreparedStatement put = s.prepare("INSERT INTO it.kv (k, v) VALUES (?, ?)");
+            PreparedStatement get = s.prepare("SELECT v FROM it.kv WHERE k = ?");
+            for (int k = 0; k < 200; k++)
+                s.execute(put.bind(k, "value-" + k).setConsistencyLevel(ConsistencyLevel.ALL));
+            for (ConsistencyLevel cl : List.of(ConsistencyLevel.ONE, ConsistencyLevel.ALL))
+                for (int k = 0; k < 200; k++)
+                {
+                    Row row = s.execute(get.bind(k).setConsistencyLevel(cl)).one();
+                    assertNotNull(row, "key " + k + " missing at " + cl);
+                    assertEquals("value-" + k, row.getString("v"));
+                }
+            assertEquals(200, s.execute("SELECT count(*) FROM it.kv").one().getLong(0));
+        }
+    }
+
+    private static void coldTierRoundTrip() throws IOException
+    {
+        Path creds = RUN_DIR.resolve("cluster/cold/credentials");
+        assertTrue(Files.exists(creds), "cold tier credentials file " + creds);
+        try (S3ColdStore store = new S3ColdStore(S3ColdStoreConfig.local(URI.create("http://127.0.0.1:9000"), "elect", creds)))
+        {
+            byte[] bytes = "ELECT cold tier round trip".getBytes(StandardCharsets.UTF_8);
+            String key = "it/foundation/" + System.nanoTime();
+            ObjectInfo info = store.put(key, ByteBuffer.wrap(bytes));
+            assertEquals(bytes.length, info.length());
+            ByteBuffer back = store.readAll(key);
+            byte[] got = new byte[back.remaining()];
+            back.get(got);
+            assertEquals(new String(bytes, StandardCharsets.UTF_8), new String(got, StandardCharsets.UTF_8));
+            store.delete(key);
+            assertFalse(store.exists(key));
+        }
+    }
+
+    private static int count(String s, String needle)
+    {
+        int n = 0;
+        for (int i = s.indexOf(needle); i >= 0; i = s.indexOf(needle, i + 1))
+            n++;
+        return n;
+    }
+
+    private static boolean listening(String host, int port)
+    {
+        try (Socket sock = new Socket())
+        {
+            sock.connect(new InetSocketAddress(host, port), 500);
+            return true;
+        }
+        catch (IOException e)
+        {
+            return false;
+        }
+    }
+
+    private record Result(int code, String output)
+    {
+    }
+
+    private static Result cluster(int timeoutSeconds, String... args) throws Exception
+    {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(REPO.resolve("scripts/elect-cluster").toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
+        pb.environment().put("ELECT_RUN_DIR", RUN_DIR.toString());
+        pb.environment().put("ELECT_SKIP_BUILD", "1");
+        Path out = Files.createTempFile("elect-cluster", ".log");
+        pb.redirectOutput(out.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly();
+            throw new AssertionError("elect-cluster " + String.join(" ", args) + " timed out; output:\n" + Files.readString(out));
+        }
+        String text = Files.readString(out);
+        System.out.println("elect-cluster " + String.join(" ", args) + " ->\n" + text);
+        Files.delete(out);
+        return new Result(p.exitValue(), text);
+    }
+}
