@@ -392,7 +392,7 @@ abstract class AbstractEngine implements UpdateEngine
     @Override
     public void recover() throws IOException
     {
-        Recovery.resolve(cluster, this::readStored);
+        Recovery.resolve(cluster, this::readStored, null);
         applyAllParity();
     }
 

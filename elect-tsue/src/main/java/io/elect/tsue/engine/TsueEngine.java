@@ -139,9 +139,13 @@ final class TsueEngine extends AbstractEngine
                     }
                     continue;
                 }
-                out.add(active);
+                LogUnit full = active;
                 active = new LogUnit(unitIds.incrementAndGet());
                 units.add(active);
+                if (workers.length > 0)
+                    schedule(full);   // under the pool lock: every worker receives units in seal order
+                else
+                    out.add(full);
             }
             active.appended.addAndGet(size);
             active.appenders.readLock().lock();
@@ -149,7 +153,7 @@ final class TsueEngine extends AbstractEngine
         }
     }
 
-    /** Hands a sealed unit to the workers (or recycles it inline when there are none). */
+    /** Recycles a sealed unit inline (no workers) or hands it to the workers. */
     private void recycle(LogUnit u) throws IOException
     {
         if (workers.length == 0)
@@ -160,8 +164,14 @@ final class TsueEngine extends AbstractEngine
         }
         synchronized (pool)
         {
-            u.pendingParts = workers.length;
+            schedule(u);
         }
+    }
+
+    /** REQUIRES: holding the pool monitor, so that every worker's queue holds units in seal (FIFO) order. */
+    private void schedule(LogUnit u)
+    {
+        u.pendingParts = workers.length;
         for (int w = 0; w < workers.length; w++)
         {
             int part = w;
@@ -326,10 +336,10 @@ final class TsueEngine extends AbstractEngine
         }
         else
         {
-            for (LogUnit u : toRecycle)
-                recycle(u);
             synchronized (pool)
             {
+                for (LogUnit u : toRecycle)
+                    schedule(u);
                 while (units.size() > 1 || units.peekFirst() != active)
                 {
                     try
@@ -362,7 +372,6 @@ final class TsueEngine extends AbstractEngine
     @Override
     public void recover() throws IOException
     {
-        super.recover();
         long start = System.currentTimeMillis();
         TreeMap<Long, TreeMap<Long, Object[]>> byUnit = new TreeMap<>();   // unit -> seq -> {stripe, chunk, extents}
         Map<Long, LogUnit> rebuilt = new HashMap<>();
@@ -404,6 +413,11 @@ final class TsueEngine extends AbstractEngine
             unitIds.accumulateAndGet(u.id, Math::max);
             recovered.add(u);
         }
+        Map<Long, LogUnit> byId = new HashMap<>();
+        for (LogUnit u : recovered)
+            byId.put(u.id, u);
+        Recovery.resolve(cluster, this::readStored, r -> redo(byId.get(r.group()), r));
+        applyAllParity();
         synchronized (pool)
         {
             units.clear();
@@ -414,8 +428,26 @@ final class TsueEngine extends AbstractEngine
         logger.info("TSUE recovery: {} data-log units, {} records, {} ms", recovered.size(), records,
                     System.currentTimeMillis() - start);
         if (workers.length > 0)
-            for (LogUnit u : recovered)
-                recycle(u);
+            synchronized (pool)
+            {
+                for (LogUnit u : recovered)
+                    schedule(u);
+            }
+    }
+
+    /** Rewrites the data ranges of an interrupted recycling transaction from its data-log unit. */
+    private void redo(LogUnit u, TxRecord r) throws IOException
+    {
+        if (u == null)
+            throw new IOException("transaction " + r.tx() + " of stripe " + r.stripe() + " was cut during its data"
+                                  + " write but its data-log unit " + r.group() + " is gone");
+        for (int[] e : r.manifest())
+        {
+            byte[] b = new byte[e[2]];
+            u.overlay(r.stripe(), e[0], e[1], b);
+            int node = cluster.nodeOf(r.stripe(), e[0]);
+            cluster.node(node, node).write(chunk(r.stripe(), e[0]), e[1], b, true);
+        }
     }
 
     @Override
