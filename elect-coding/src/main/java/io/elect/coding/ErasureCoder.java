@@ -12,9 +12,12 @@ import java.nio.ByteBuffer;
  *   <li>Every operation works on the byte range {@code [offset, offset+len)} of each buffer it is given,
  *       using absolute indexes: buffer positions and limits are neither read nor changed. Because the code
  *       is positional, bytes {@code [a,b)} of a chunk depend only on bytes {@code [a,b)} of the others, so a
- *       byte range of a stripe can be encoded, updated or reconstructed alone.</li>
- *   <li>Direct (off-heap) buffers are the fast path; heap buffers are accepted.</li>
- *   <li>Two coders with the same {@link #codecId()} produce the same bytes for the same input.</li>
+ *       byte range of a stripe can be encoded, updated or reconstructed alone. The range must lie below each
+ *       buffer's limit (as for absolute ByteBuffer accesses). Output buffers must not overlap input buffers.</li>
+ *   <li>Direct (off-heap) buffers are the fast path; heap buffers are accepted (the native backends serve a call
+ *       that has any heap buffer with the pure-Java kernel, which produces the same bytes).</li>
+ *   <li>Two coders with the same {@link #codecId()} produce the same bytes for the same input. The math behind
+ *       an id is specified in docs/formats/codec.md. Coders are made by {@link ErasureCoders}.</li>
  *   <li>Coefficient {@code a(j,i)} of parity j for data chunk i depends only on (j, i), never on k, so that a
  *       stripe can widen from k to k' data chunks by adding the new chunks' contributions (Scale-RS).</li>
  *   <li>Bad arguments (null, wrong array lengths, ranges outside a buffer, more than m erasures, a read-only
@@ -55,7 +58,10 @@ public interface ErasureCoder
      * @param chunks k+m buffers indexed by chunk index; erased entries are written, the others read
      *               (entries that are neither erased nor needed may be null)
      * @param erased the distinct erased chunk indexes, at most m of them
-     * @throws TooFewChunksException if fewer than k non-null, non-erased chunks remain
+     * <p>The survivors read are the first k non-null, non-erased chunks in index order.
+     *
+     * @throws TooFewChunksException if more than m chunks are erased or fewer than k non-null, non-erased
+     *                               chunks remain
      */
     void reconstruct(ByteBuffer[] chunks, int[] erased, int offset, int len);
 

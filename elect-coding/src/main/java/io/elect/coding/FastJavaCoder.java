@@ -27,14 +27,29 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
     private static final long LOW7 = 0x7f7f7f7f7f7f7f7fL;
     private static final long ONES = 0x0101010101010101L;
     private static final long POLY = 0x1d1d1d1d1d1d1d1dL;
+    /** BITS[c] = the positions of the set bits of c, ascending. */
+    private static final int[][] BITS = new int[256][];
+
+    static
+    {
+        for (int c = 0; c < 256; c++)
+        {
+            int[] bits = new int[Integer.bitCount(c)];
+            for (int b = 0, n = 0; b < 8; b++)
+                if ((c >>> b & 1) != 0)
+                    bits[n++] = b;
+            BITS[c] = bits;
+        }
+    }
 
     private final ThreadLocal<long[][]> scratch;
 
     FastJavaCoder(int k, int m)
     {
         super(k, m);
-        // k input blocks (encode and decode use k inputs, update one), then the accumulator and the old output.
-        this.scratch = ThreadLocal.withInitial(() -> new long[k + 2][BLOCK]);
+        // k input blocks (encode and decode use k inputs; update uses 8 for the multiples x^b * delta), then
+        // the accumulator and the old output as the last two.
+        this.scratch = ThreadLocal.withInitial(() -> new long[Math.max(k, 8) + 2][BLOCK]);
     }
 
     @Override
@@ -49,6 +64,8 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
         final byte[][] rows;
         final int[] top;
         final int[][][] columnsByBit;
+        /** The highest set bit over all coefficients (-1 if all are zero). */
+        final int maxTop;
 
         Plan(byte[][] rows)
         {
@@ -70,6 +87,10 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
                         top[r] = b;
                 }
             }
+            int max = -1;
+            for (int t : top)
+                max = Math.max(max, t);
+            this.maxTop = max;
         }
     }
 
@@ -92,16 +113,22 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
             LongBuffer[] inWords = views(in, inOffset);
             LongBuffer[] outWords = views(out, outOffset);
             long[][] s = scratch.get();
-            long[] acc = s[k];
-            long[] old = s[k + 1];
+            long[] acc = s[s.length - 2];
+            long[] old = s[s.length - 1];
+            boolean single = in.length == 1;
             for (int w = 0; w < words; w += BLOCK)
             {
                 int n = Math.min(BLOCK, words - w);
                 for (int c = 0; c < in.length; c++)
                     inWords[c].get(w, s[c], 0, n);
+                if (single)
+                    multiples(plan.maxTop, s, n);
                 for (int r = 0; r < out.length; r++)
                 {
-                    combine(plan, r, s, acc, n);
+                    if (single)
+                        combineMultiples(plan.rows[r][0] & 0xff, s, acc, n);
+                    else
+                        combine(plan, r, s, acc, n);
                     if (accumulate)
                     {
                         outWords[r].get(w, old, 0, n);
@@ -160,6 +187,39 @@ final class FastJavaCoder extends AbstractCoder<FastJavaCoder.Plan>
             xor(acc, in[cols[q]], in[cols[q + 1]], in[cols[q + 2]], n);
         for (; q < cols.length; q++)
             xor(acc, in[cols[q]], n);
+    }
+
+    /**
+     * One input (the update path, one delta to m parities): s[b] = x^b * s[0] for b <= maxTop, computed once
+     * and shared by every output row, instead of up to 7 doublings per row.
+     */
+    private static void multiples(int maxTop, long[][] s, int n)
+    {
+        for (int b = 1; b <= maxTop; b++)
+        {
+            long[] from = s[b - 1];
+            long[] to = s[b];
+            for (int x = 0; x < n; x++)
+                to[x] = twice(from[x]);
+        }
+    }
+
+    /** acc[0..n) = coefficient * s[0], as the XOR of the multiples s[b] for the set bits b of the coefficient. */
+    private static void combineMultiples(int coefficient, long[][] s, long[] acc, int n)
+    {
+        int[] bits = BITS[coefficient];
+        int count = bits.length;
+        if (count == 0)
+        {
+            Arrays.fill(acc, 0, n, 0L);
+            return;
+        }
+        System.arraycopy(s[bits[0]], 0, acc, 0, n);
+        int q = 1;
+        for (; q + 3 <= count; q += 3)
+            xor(acc, s[bits[q]], s[bits[q + 1]], s[bits[q + 2]], n);
+        for (; q < count; q++)
+            xor(acc, s[bits[q]], n);
     }
 
     /** Multiplies each of the 8 bytes of every word by x (that is, 2) modulo 0x11d. */
