@@ -71,6 +71,12 @@ class DecoupledTreesIT
 
     private static CqlSession session;
 
+    static
+    {
+        // the driver would otherwise log at DEBUG (logback's default without a configuration)
+        System.setProperty("logback.configurationFile", REPO.resolve("elect-core/src/test/resources/elect-trees-logback.xml").toString());
+    }
+
     @BeforeAll
     static void startCluster() throws Exception
     {
