@@ -31,6 +31,7 @@ public final class ElectTool
     static
     {
         COMMANDS.put("status", new StatusCommand());
+        COMMANDS.put("tables", new TablesCommand());
     }
 
     private ElectTool()
