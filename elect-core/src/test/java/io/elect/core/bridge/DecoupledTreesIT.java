@@ -80,7 +80,7 @@ class DecoupledTreesIT
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = cluster(600, "start", "--nodes", String.valueOf(NODES), "--fresh", "--no-cold-tier");
+        Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--no-cold-tier", "--wait-for-ports", "900");
         assertEquals(0, r.code, "elect-cluster start failed:\n" + r.output);
         List<InetSocketAddress> contacts = new ArrayList<>();
         for (int i = 1; i <= NODES; i++)
@@ -171,7 +171,7 @@ class DecoupledTreesIT
 
         // 2. Sampled keys: the primary's copy is in a role-0 SSTable; 3. CL ONE reads execute on the primary.
         PreparedStatement get = session.prepare("SELECT field0 FROM " + KS + ".usertable WHERE key = ?");
-        for (int k = 0; k < KEYS; k += KEYS / 20)
+        for (int k = 0; k < KEYS; k += KEYS / 8)
         {
             long token = ((Murmur3Token) tokenMap.newToken(TypeCodecs.TEXT.encode(key(k), ProtocolVersion.DEFAULT))).getValue();
             Map.Entry<Long, String> owner = ring.ceilingEntry(token);
