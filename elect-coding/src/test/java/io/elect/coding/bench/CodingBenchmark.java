@@ -36,6 +36,15 @@ public class CodingBenchmark
     @Param({ "4096", "65536", "1048576" })
     public int chunkBytes;
 
+    /**
+     * Extra warm-up, once per JVM, before the first measured shape: the suite runs JMH in-process (-f 0), one
+     * JVM per backend, and C2 needs seconds to compile the kernels on a loaded machine.
+     */
+    @Param({ "0" })
+    public int warmupSeconds;
+
+    private static boolean warmedUp;
+
     private ErasureCoder coder;
     private ByteBuffer[] data;
     private ByteBuffer[] parity;
@@ -68,6 +77,17 @@ public class CodingBenchmark
             chunks[e] = ByteBuffer.allocateDirect(chunkBytes);
         }
         delta = randomDirect(random, chunkBytes);
+        if (!warmedUp)
+        {
+            warmedUp = true;
+            long end = System.nanoTime() + warmupSeconds * 1_000_000_000L;
+            while (System.nanoTime() < end)
+            {
+                encode();
+                reconstruct();
+                update();
+            }
+        }
     }
 
     private static ByteBuffer randomDirect(Random random, int size)
