@@ -254,7 +254,7 @@ def cmd_start(a):
     if a.fresh and os.path.isdir(CLUSTER):
         shutil.rmtree(CLUSTER)
     os.makedirs(CLUSTER, exist_ok=True)
-    st = {"nodes": {}, "n": a.nodes, "heap": a.heap, "cold_tier": None, "started": time.time()}
+    st = {"version": 1, "nodes": {}, "n": a.nodes, "heap": a.heap, "cold_tier": None, "started": time.time()}
     save_state(st)
     t0 = time.time()
     if not a.no_cold_tier:
