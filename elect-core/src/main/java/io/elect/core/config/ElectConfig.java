@@ -29,6 +29,16 @@ public final class ElectConfig
     public final int transportPort;
     public final String coder;
     public final ColdTierConfig coldTier;
+    // Transitioning (issue 8): hotness, stripe formation, transport. Seconds and milliseconds as named.
+    public final int hotnessHalfLifeSeconds;
+    public final double coldReadRate;
+    public final double hotnessHysteresis;
+    public final int transitionMinAgeSeconds;
+    public final int primaryOffloadMinAgeSeconds;
+    public final int stripeFillWaitSeconds;
+    public final int transportMaxFrameBytes;
+    public final int transportRequestTimeoutMillis;
+    public final int transportRetries;
 
     private ElectConfig(ConfigReader r)
     {
@@ -43,6 +53,15 @@ public final class ElectConfig
         transportPort = r.intIn("transport_port", 7070, 1, 65535);
         coder = r.oneOf("coder", "auto", CODERS);
         coldTier = new ColdTierConfig(new ConfigReader(r.key("cold_tier"), r.mapping("cold_tier")));
+        hotnessHalfLifeSeconds = r.intIn("hotness_half_life_seconds", 600, 1, 7 * 86400);
+        coldReadRate = r.doubleIn("cold_read_rate", 0.01, 0.0, 1e6, false);
+        hotnessHysteresis = r.doubleIn("hotness_hysteresis", 2.0, 1.0, 100.0, false);
+        transitionMinAgeSeconds = r.intIn("transition_min_age_seconds", 3600, 0, Integer.MAX_VALUE);
+        primaryOffloadMinAgeSeconds = r.intIn("primary_offload_min_age_seconds", 86400, 0, Integer.MAX_VALUE);
+        stripeFillWaitSeconds = r.intIn("stripe_fill_wait_seconds", 300, 0, Integer.MAX_VALUE);
+        transportMaxFrameBytes = r.intIn("transport_max_frame_bytes", 16 << 20, 1024, 1 << 30);
+        transportRequestTimeoutMillis = r.intIn("transport_request_timeout_ms", 10_000, 1, 3_600_000);
+        transportRetries = r.intIn("transport_retries", 3, 0, 100);
         r.rejectUnknownKeys();
     }
 
@@ -74,6 +93,15 @@ public final class ElectConfig
         m.put("transport_port", transportPort);
         m.put("coder", coder);
         m.put("cold_tier", coldTier.toMap());
+        m.put("hotness_half_life_seconds", hotnessHalfLifeSeconds);
+        m.put("cold_read_rate", coldReadRate);
+        m.put("hotness_hysteresis", hotnessHysteresis);
+        m.put("transition_min_age_seconds", transitionMinAgeSeconds);
+        m.put("primary_offload_min_age_seconds", primaryOffloadMinAgeSeconds);
+        m.put("stripe_fill_wait_seconds", stripeFillWaitSeconds);
+        m.put("transport_max_frame_bytes", transportMaxFrameBytes);
+        m.put("transport_request_timeout_ms", transportRequestTimeoutMillis);
+        m.put("transport_retries", transportRetries);
         return m;
     }
 

@@ -153,4 +153,44 @@ class ElectConfigTest
         assertTrue(json.contains("\"credentials\":\"file /etc/elect/s3.creds\""), json);
         assertTrue(json.startsWith("{\"data_chunks\":4,"), json);
     }
+
+    /** The transitioning keys (issue 8): defaults, one accepted value, and both range ends rejected naming the key. */
+    @Test
+    void transitioningKeys()
+    {
+        ElectConfig d = ElectConfig.defaults();
+        assertEquals(600, d.hotnessHalfLifeSeconds);
+        assertEquals(0.01, d.coldReadRate);
+        assertEquals(2.0, d.hotnessHysteresis);
+        assertEquals(3600, d.transitionMinAgeSeconds);
+        assertEquals(86400, d.primaryOffloadMinAgeSeconds);
+        assertEquals(300, d.stripeFillWaitSeconds);
+        assertEquals(16 << 20, d.transportMaxFrameBytes);
+        assertEquals(10_000, d.transportRequestTimeoutMillis);
+        assertEquals(3, d.transportRetries);
+
+        ElectConfig c = ElectConfig.fromMap(map("hotness_half_life_seconds", 5, "cold_read_rate", 0.5, "hotness_hysteresis", 1.5,
+                                                "transition_min_age_seconds", 0, "primary_offload_min_age_seconds", 10,
+                                                "stripe_fill_wait_seconds", 2, "transport_max_frame_bytes", 4096,
+                                                "transport_request_timeout_ms", 250, "transport_retries", 0));
+        assertEquals(5, c.hotnessHalfLifeSeconds);
+        assertEquals(0.5, c.coldReadRate);
+        assertEquals(1.5, c.hotnessHysteresis);
+        assertEquals(0, c.transitionMinAgeSeconds);
+        assertEquals(10, c.primaryOffloadMinAgeSeconds);
+        assertEquals(2, c.stripeFillWaitSeconds);
+        assertEquals(4096, c.transportMaxFrameBytes);
+        assertEquals(250, c.transportRequestTimeoutMillis);
+        assertEquals(0, c.transportRetries);
+        assertTrue(c.toString().contains("\"transport_retries\":0"), c.toString());
+
+        Object[][] bad = { { "hotness_half_life_seconds", 0 }, { "hotness_half_life_seconds", 7 * 86400 + 1 },
+                           { "cold_read_rate", -0.1 }, { "hotness_hysteresis", 0.99 }, { "hotness_hysteresis", 101 },
+                           { "transition_min_age_seconds", -1 }, { "primary_offload_min_age_seconds", -1 },
+                           { "stripe_fill_wait_seconds", -1 }, { "transport_max_frame_bytes", 1023 },
+                           { "transport_max_frame_bytes", (1 << 30) + 1L }, { "transport_request_timeout_ms", 0 },
+                           { "transport_retries", -1 }, { "transport_retries", 101 } };
+        for (Object[] b : bad)
+            assertEquals("elect." + b[0], reject(map(b[0], b[1])).key(), String.valueOf(b[0]) + "=" + b[1]);
+    }
 }
