@@ -17,10 +17,12 @@ import io.elect.offload.ColdStoreOptions;
  *                        self-hosted stores
  * @param credentialsFile optional file of access_key=/secret_key= lines; see CredentialsResolver for the order
  * @param attemptTimeout  limit of one HTTP attempt (then retried)
+ * @param signPayload     SHA-256-sign request bodies (the SDK's default over http); off by default because the
+ *                        block CRCs already protect the data end to end and hashing halves upload throughput
  * @param options         retry, concurrency and multipart tuning
  */
 public record S3ColdStoreConfig(URI endpoint, String region, String bucket, boolean pathStyle, Path credentialsFile,
-                                Duration attemptTimeout, ColdStoreOptions options)
+                                Duration attemptTimeout, boolean signPayload, ColdStoreOptions options)
 {
     public S3ColdStoreConfig
     {
@@ -45,11 +47,18 @@ public record S3ColdStoreConfig(URI endpoint, String region, String bucket, bool
     public static S3ColdStoreConfig local(URI endpoint, String bucket, Path credentialsFile)
     {
         return new S3ColdStoreConfig(endpoint, "us-east-1", bucket, true, credentialsFile, Duration.ofSeconds(30),
-                                     ColdStoreOptions.defaults());
+                                     false, ColdStoreOptions.defaults());
     }
 
     public S3ColdStoreConfig withOptions(ColdStoreOptions o)
     {
-        return new S3ColdStoreConfig(endpoint, region, bucket, pathStyle, credentialsFile, attemptTimeout, o);
+        return new S3ColdStoreConfig(endpoint, region, bucket, pathStyle, credentialsFile, attemptTimeout, signPayload,
+                                     o);
+    }
+
+    public S3ColdStoreConfig withSignPayload(boolean sign)
+    {
+        return new S3ColdStoreConfig(endpoint, region, bucket, pathStyle, credentialsFile, attemptTimeout, sign,
+                                     options);
     }
 }

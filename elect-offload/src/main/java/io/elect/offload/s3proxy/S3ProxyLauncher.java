@@ -56,6 +56,8 @@ public final class S3ProxyLauncher
     public static final String DATA_DIR = "data";
     public static final String JAR_PROPERTY = "elect.s3proxy.jar";
     public static final String JAR_ENV = "ELECT_S3PROXY_JAR";
+    /** jclouds backend of S3Proxy: filesystem-nio2 (default) or filesystem (both keep data/BUCKET/KEY files). */
+    public static final String PROVIDER_PROPERTY = "elect.s3proxy.provider";
 
     private S3ProxyLauncher()
     {
@@ -151,7 +153,7 @@ public final class S3ProxyLauncher
                             + "s3proxy.identity=" + credentials.accessKey() + "\n"
                             + "s3proxy.credential=" + credentials.secretKey() + "\n"
                             + "s3proxy.v4-max-non-chunked-request-size=" + (256L << 20) + "\n"
-                            + "jclouds.provider=filesystem-nio2\n"
+                            + "jclouds.provider=" + System.getProperty(PROVIDER_PROPERTY, "filesystem-nio2") + "\n"
                             + "jclouds.filesystem.basedir=" + dir.resolve(DATA_DIR) + "\n");
         Path log = dir.resolve(LOG_FILE);
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();

@@ -97,7 +97,7 @@ public class S3ProxyColdStoreIT extends ColdStoreContract
     void wrongCredentialsAreRejectedWithoutRetrying() throws IOException
     {
         S3ColdStoreConfig c = new S3ColdStoreConfig(proxy.endpoint(), "us-east-1", "elect-it", true, null,
-                                                    Duration.ofSeconds(10), options());
+                                                    Duration.ofSeconds(10), false, options());
         Map<String, String> env = Map.of(S3Credentials.ENV_ACCESS_KEY, "WRONG", S3Credentials.ENV_SECRET_KEY, "wrong");
         try (ColdStore s = new S3ColdStore(c, env))
         {
