@@ -104,9 +104,17 @@ abstract class AbstractEngine implements UpdateEngine
             return;
         }
         List<Future<Void>> fs = new ArrayList<>();
-        for (Callable<Void> t : tasks)
+        for (Callable<Void> t : tasks.subList(0, tasks.size() - 1))
             fs.add(io.submit(t));
         IOException first = null;
+        try
+        {
+            call(tasks.get(tasks.size() - 1));   // the last task runs in the calling thread
+        }
+        catch (IOException | RuntimeException e)
+        {
+            first = e instanceof IOException ? (IOException) e : new IOException(e);
+        }
         for (Future<Void> f : fs)
         {
             try

@@ -30,7 +30,7 @@ import io.elect.tsue.log.TxRecord.Extent;
  * node, and indexed in memory per page (the per-chunk page bitmap of the paper, as a page map). Reads overlay the
  * differential pages. An LRU list delays merges: when the differential pages exceed ratio B of the EC data, the
  * least recently written pages are merged (old page read, delta to the parity logs as a transaction, data page
- * written, parity applied at once) until they fall below 0.8 B; above 2 B writers merge themselves (back-pressure).
+ * written, parity applied at once) until they fall below B/2; above 2 B writers merge themselves (back-pressure).
  *
  * <p>Differential logs are segment files {@code dpu-<n>} on several nodes; a merged page is retired by a synced
  * RETIRE record; segments are deleted oldest first once no live page remains in them or any older segment, so a
@@ -158,7 +158,7 @@ final class DpuEngine extends AbstractEngine
         }
         long diff = diffBytes(), cap = capacity();
         if (diff > cap && (merger == null || diff > 2 * cap))
-            merge(cap * 8 / 10);
+            merge(cap / 2);
         else if (diff > cap)
             synchronized (merger)
             {
@@ -229,7 +229,7 @@ final class DpuEngine extends AbstractEngine
                     merger.wait(100);
                 }
                 if (diffBytes() > capacity())
-                    merge(capacity() * 8 / 10);
+                    merge(capacity() / 2);
             }
             catch (InterruptedException e)
             {
@@ -259,11 +259,11 @@ final class DpuEngine extends AbstractEngine
                     while (it.hasNext() && batch.size() * (long) cfg.pageSize < Math.max(excess, cfg.pageSize))
                         batch.add(it.next());
                 }
-                Map<String, List<Page>> byChunk = new LinkedHashMap<>();
+                Map<Long, List<Page>> byStripe = new LinkedHashMap<>();
                 for (Page p : batch)
-                    byChunk.computeIfAbsent(p.stripe + ":" + p.chunk, x -> new ArrayList<>()).add(p);
-                for (List<Page> group : byChunk.values())
-                    mergeChunk(group);
+                    byStripe.computeIfAbsent(p.stripe, x -> new ArrayList<>()).add(p);
+                for (List<Page> group : byStripe.values())
+                    mergeStripe(group);
                 deleteDeadSegments();
             }
         }
@@ -273,41 +273,72 @@ final class DpuEngine extends AbstractEngine
         }
     }
 
-    private void mergeChunk(List<Page> group) throws IOException
+    /** Merges pages of one stripe (any chunks) as one parity transaction, applied at once (FO-like). */
+    private void mergeStripe(List<Page> group) throws IOException
     {
         long stripe = group.get(0).stripe;
-        int chunk = group.get(0).chunk, node = cluster.nodeOf(stripe, chunk), ps = cfg.pageSize;
+        int ps = cfg.pageSize;
         ReentrantLock l = lock(stripe);
         l.lock();
         try
         {
+            // under the stripe lock: merge the current version of each page (a writer may have replaced it)
+            List<Page> current = new ArrayList<>();
+            synchronized (this)
+            {
+                for (Page p : group)
+                {
+                    Page now = pages.get(key(p.stripe, p.chunk, p.page));
+                    if (now != null)
+                        current.add(now);
+                }
+            }
+            if (current.isEmpty())
+                return;
+            group = current;
             List<Extent> deltas = new ArrayList<>();
             List<Integer> chunks = new ArrayList<>();
             List<int[]> manifest = new ArrayList<>();
+            Map<Integer, Long> sent = new TreeMap<>();
             for (Page p : group)
             {
-                byte[] d = readStored(stripe, chunk, p.page * ps, ps);
+                byte[] d = readStored(stripe, p.chunk, p.page * ps, ps);
                 ParityLog.xor(p.data, 0, d, 0, ps);
                 deltas.add(new Extent(p.page * ps, d));
-                chunks.add(chunk);
-                manifest.add(manifestEntry(chunk, p.page * ps, p.data));
+                chunks.add(p.chunk);
+                manifest.add(manifestEntry(p.chunk, p.page * ps, p.data));
+                sent.merge(cluster.nodeOf(stripe, p.chunk), (long) ps, Long::sum);
             }
+            // each data node sends its page deltas to the merging node (the first chunk's node)
+            int node = cluster.nodeOf(stripe, group.get(0).chunk);
+            for (Map.Entry<Integer, Long> e : sent.entrySet())
+                cluster.transport().deliver(e.getKey(), node, e.getValue());
             List<List<Extent>> pd = parityDeltas(chunks, deltas);
             long tx = nextTx();
             List<TxRecord> recs = new ArrayList<>();
             for (int j = 0; j < m; j++)
-                recs.add(new TxRecord(tx, 0, stripe, TxRecord.PARITY_DELTA, j, chunk, manifest, pd.get(j)));
+                recs.add(new TxRecord(tx, 0, stripe, TxRecord.PARITY_DELTA, j, group.get(0).chunk, manifest, pd.get(j)));
             logTx(node, stripe, recs);
+            java.util.Set<Integer> touched = new java.util.TreeSet<>();
             for (Page p : group)
-                cluster.node(node, node).write(chunk(stripe, chunk), (long) p.page * ps, p.data, false);
-            cluster.local(node).files().sync(chunk(stripe, chunk));
+            {
+                int n = cluster.nodeOf(stripe, p.chunk);
+                cluster.node(n, n).write(chunk(stripe, p.chunk), (long) p.page * ps, p.data, false);
+                touched.add(p.chunk);
+            }
+            for (int c : touched)
+                cluster.local(cluster.nodeOf(stripe, c)).files().sync(chunk(stripe, c));
             commitTx(node, stripe, tx);
             for (int j = 0; j < m; j++)
             {
                 int to = cluster.nodeOf(stripe, k + j);
                 cluster.node(node, to).plogApply(parityLog(stripe, j));
             }
-            retire(stripe, chunk, group);
+            Map<Integer, List<Page>> byChunk = new TreeMap<>();
+            for (Page p : group)
+                byChunk.computeIfAbsent(p.chunk, x -> new ArrayList<>()).add(p);
+            for (Map.Entry<Integer, List<Page>> e : byChunk.entrySet())
+                retire(stripe, e.getKey(), e.getValue());
         }
         finally
         {
@@ -383,7 +414,6 @@ final class DpuEngine extends AbstractEngine
     @Override
     public void recover() throws IOException
     {
-        super.recover();
         long start = System.currentTimeMillis();
         stripeCount.set(stripes().size());
         Map<String, Page> latest = new HashMap<>();
@@ -415,8 +445,31 @@ final class DpuEngine extends AbstractEngine
             active = maxSeg + 1;
             activeBytes = 0;
         }
+        Recovery.resolve(cluster, this::readStored, this::redo);
+        applyAllParity();
         logger.info("DPU recovery: {} differential pages live from {} segments, {} ms", pages.size(), maxSeg + 1,
                     System.currentTimeMillis() - start);
+    }
+
+    /**
+     * Finishes the data write of a merge cut between chunks: the merged bytes are the pages' differential copies,
+     * still live because retirement follows the data write and the merge held the stripe lock.
+     */
+    private void redo(TxRecord r) throws IOException
+    {
+        for (int[] e : r.manifest())
+        {
+            Page p;
+            synchronized (this)
+            {
+                p = pages.get(key(r.stripe(), e[0], e[1] / cfg.pageSize));
+            }
+            if (p == null)
+                throw new IOException("merge transaction " + r.tx() + " was cut during its data write but the "
+                                      + "differential page " + key(r.stripe(), e[0], e[1] / cfg.pageSize) + " is gone");
+            int node = cluster.nodeOf(r.stripe(), e[0]);
+            cluster.node(node, node).write(chunk(r.stripe(), e[0]), e[1], p.data, true);
+        }
     }
 
     private void replay(RecordLog.Entry e, long seg, Map<String, Page> latest, Map<String, Long> retired)

@@ -1,0 +1,84 @@
+package io.elect.tsue.log;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+import io.elect.tsue.fs.MemFileLayer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class RecordLogTest
+{
+
+
+    private static byte[] payload(RecordLog.Entry e)
+    {
+        byte[] b = new byte[e.payload().remaining()];
+        e.payload().duplicate().get(b);
+        return b;
+    }
+
+    @Test
+    void recordsSurviveSyncAndUnsyncedTailIsLost() throws IOException
+    {
+        long seed = System.nanoTime();
+        System.out.println("RecordLogTest seed=" + seed);
+        Random rnd = new Random(seed);
+        MemFileLayer fs = new MemFileLayer();
+        RecordLog log = RecordLog.open(fs, "l");
+        byte[][] p = new byte[20][];
+        for (int i = 0; i < p.length; i++)
+        {
+            p[i] = new byte[rnd.nextInt(3000)];
+            rnd.nextBytes(p[i]);
+            log.append(i, p[i], i < 15);
+        }
+        fs.crash();
+        List<RecordLog.Entry> es = RecordLog.scan(fs, "l");
+        assertEquals(15, es.size());
+        for (int i = 0; i < 15; i++)
+        {
+            assertEquals(i, es.get(i).type());
+            assertArrayEquals(p[i], payload(es.get(i)));
+        }
+        // reopened log continues after the last valid record
+        RecordLog again = RecordLog.open(fs, "l");
+        assertEquals(15, again.takeRecovered().size());
+        again.append(99, new byte[]{ 5 }, true);
+        assertEquals(16, RecordLog.scan(fs, "l").size());
+    }
+
+    @Test
+    void corruptedRecordEndsTheValidPrefix() throws IOException
+    {
+        MemFileLayer fs = new MemFileLayer();
+        RecordLog log = RecordLog.open(fs, "l");
+        long a = log.append(1, new byte[]{ 1, 2, 3 }, false);
+        long b = log.append(1, new byte[]{ 4, 5, 6 }, false);
+        log.append(1, new byte[]{ 7, 8, 9 }, true);
+        fs.write("l", b + RecordLog.FRAME_BYTES - 4 + 1, new byte[]{ 42 }, 0, 1);   // flip a payload byte of b
+        List<RecordLog.Entry> es = RecordLog.scan(fs, "l");
+        assertEquals(1, es.size());
+        assertEquals(a, es.get(0).position());
+    }
+
+    @Test
+    void resetStartsANewEpochOverOldBytes() throws IOException
+    {
+        MemFileLayer fs = new MemFileLayer();
+        RecordLog log = RecordLog.open(fs, "l");
+        for (int i = 0; i < 5; i++)
+            log.append(1, new byte[100], true);
+        log.reset();
+        log.append(2, new byte[]{ 1 }, true);
+        List<RecordLog.Entry> es = RecordLog.scan(fs, "l");
+        assertEquals(1, es.size(), "records of the old epoch after the new tail are ignored");
+        assertEquals(2, es.get(0).type());
+        assertThrows(IllegalArgumentException.class, () -> log.append(256, new byte[0], false));
+    }
+}
