@@ -1,0 +1,134 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Stripe formation: a pure function from the pending candidates of the cluster to stripes of k data chunks held by
+ * k DISTINCT nodes (a stripe whose data chunks shared a node would lose two chunks with that node).
+ *
+ * <p>Rules, applied until no stripe can be formed:
+ * <ol>
+ * <li>Each node contributes at most one chunk per stripe: its oldest-waiting candidate (then smallest id).</li>
+ * <li>If at least k nodes have candidates, the k nodes whose head candidate has waited longest (ties: node id) form a
+ * stripe.</li>
+ * <li>Otherwise, if some candidate has waited at least {@code fillWaitMillis}, the nodes that have candidates form a
+ * stripe and the rest is filled with virtual zero chunks (never stored, never read: all zeros by definition).</li>
+ * </ol>
+ * Every chunk is padded to the stripe's code length: the largest real size rounded up to {@code alignment}; the
+ * real sizes are recorded so that padding is never returned to readers.
+ */
+public final class StripeFormer
+{
+    /** An SSTable chosen for transitioning on a node, waiting since {@code sinceMillis}. */
+    public record Candidate(String node, String sstable, long bytes, long sinceMillis)
+    {
+        public Candidate
+        {
+            Objects.requireNonNull(node, "node");
+            Objects.requireNonNull(sstable, "sstable");
+            if (bytes <= 0)
+                throw new IllegalArgumentException("bytes must be > 0, was " + bytes + " for " + sstable);
+        }
+    }
+
+    /** One data chunk of a stripe: a candidate, or a virtual zero chunk (node and sstable null, realBytes 0). */
+    public record Member(String node, String sstable, long realBytes)
+    {
+        public boolean isVirtual()
+        {
+            return node == null;
+        }
+
+        public static Member virtual()
+        {
+            return new Member(null, null, 0);
+        }
+
+        String descriptor()
+        {
+            return isVirtual() ? "-" : node + "/" + sstable + "/" + realBytes;
+        }
+    }
+
+    /** A formed stripe: k members (in chunk order), each padded to {@code codeLength} bytes. */
+    public record FormedStripe(StripeId id, List<Member> members, long codeLength)
+    {
+    }
+
+    public record Result(List<FormedStripe> stripes, List<Candidate> leftover)
+    {
+    }
+
+    private final int k;
+    private final long alignment;
+    private final long fillWaitMillis;
+
+    public StripeFormer(int k, long alignment, long fillWaitMillis)
+    {
+        if (k < 1)
+            throw new IllegalArgumentException("k must be >= 1, was " + k);
+        if (alignment < 1)
+            throw new IllegalArgumentException("alignment must be >= 1, was " + alignment);
+        if (fillWaitMillis < 0)
+            throw new IllegalArgumentException("fillWaitMillis must be >= 0, was " + fillWaitMillis);
+        this.k = k;
+        this.alignment = alignment;
+        this.fillWaitMillis = fillWaitMillis;
+    }
+
+    public Result form(List<Candidate> pending, long nowMillis)
+    {
+        Objects.requireNonNull(pending, "pending");
+        Comparator<Candidate> byWait = Comparator.comparingLong(Candidate::sinceMillis).thenComparing(Candidate::sstable);
+        Map<String, List<Candidate>> queues = new LinkedHashMap<>();
+        pending.stream().sorted(Comparator.comparing(Candidate::node).thenComparing(byWait))
+               .forEach(c -> queues.computeIfAbsent(c.node(), n -> new ArrayList<>()).add(c));
+        List<FormedStripe> out = new ArrayList<>();
+        while (true)
+        {
+            List<Candidate> heads = new ArrayList<>();
+            for (List<Candidate> q : queues.values())
+                if (!q.isEmpty())
+                    heads.add(q.get(0));
+            heads.sort(byWait.thenComparing(Candidate::node));
+            if (heads.isEmpty())
+                break;
+            List<Candidate> chosen;
+            if (heads.size() >= k)
+                chosen = heads.subList(0, k);
+            else if (nowMillis - heads.get(0).sinceMillis() >= fillWaitMillis)
+                chosen = heads;
+            else
+                break;
+            out.add(stripe(chosen));
+            for (Candidate c : chosen)
+                queues.get(c.node()).remove(0);
+        }
+        List<Candidate> leftover = new ArrayList<>();
+        queues.values().forEach(leftover::addAll);
+        return new Result(out, leftover);
+    }
+
+    private FormedStripe stripe(List<Candidate> chosen)
+    {
+        List<Member> members = new ArrayList<>(k);
+        long max = 0;
+        for (Candidate c : chosen)
+        {
+            members.add(new Member(c.node(), c.sstable(), c.bytes()));
+            max = Math.max(max, c.bytes());
+        }
+        while (members.size() < k)
+            members.add(Member.virtual());
+        long codeLength = Math.multiplyExact((max + alignment - 1) / alignment, alignment);
+        List<String> desc = new ArrayList<>();
+        for (Member m : members)
+            desc.add(m.descriptor());
+        return new FormedStripe(StripeId.ofMembers(desc), List.copyOf(members), codeLength);
+    }
+}
