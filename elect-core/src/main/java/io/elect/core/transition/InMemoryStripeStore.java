@@ -1,0 +1,83 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link StripeStore} in memory. Records go through {@link StripeRecordCodec} on every write and read, so the
+ * tests that use this store also exercise the persisted format. Atomic per stripe (ConcurrentHashMap.compute).
+ */
+public final class InMemoryStripeStore implements StripeStore
+{
+    private final ConcurrentHashMap<StripeId, byte[]> rows = new ConcurrentHashMap<>();
+
+    @Override
+    public Outcome create(StripeRecord planned)
+    {
+        if (planned.state() != StripeState.PLANNED)
+            throw new IllegalArgumentException("create: state must be PLANNED, was " + planned.state());
+        Outcome[] out = new Outcome[1];
+        rows.compute(planned.id(), (id, cur) -> {
+            if (cur == null)
+            {
+                out[0] = Outcome.APPLIED;
+                return StripeRecordCodec.encode(planned);
+            }
+            out[0] = StripeRecordCodec.decode(cur).samePlan(planned) ? Outcome.ALREADY : Outcome.CONFLICT;
+            return cur;
+        });
+        return out[0];
+    }
+
+    @Override
+    public Optional<StripeRecord> get(StripeId id)
+    {
+        byte[] b = rows.get(id);
+        return b == null ? Optional.empty() : Optional.of(StripeRecordCodec.decode(b));
+    }
+
+    @Override
+    public Outcome transition(StripeId id, StripeState from, StripeState to, long nowMillis)
+    {
+        StripeStore.checkSuccessor(from, to);
+        Outcome[] out = { Outcome.CONFLICT };
+        rows.computeIfPresent(id, (k, cur) -> {
+            StripeRecord r = StripeRecordCodec.decode(cur);
+            if (r.state() == to)
+            {
+                out[0] = Outcome.ALREADY;
+                return cur;
+            }
+            if (r.state() != from)
+                return cur;
+            out[0] = Outcome.APPLIED;
+            return StripeRecordCodec.encode(r.moveTo(to, nowMillis));
+        });
+        return out[0];
+    }
+
+    @Override
+    public List<StripeRecord> list()
+    {
+        List<StripeRecord> out = new ArrayList<>();
+        for (byte[] b : rows.values())
+            out.add(StripeRecordCodec.decode(b));
+        return out;
+    }
+
+    @Override
+    public boolean delete(StripeId id)
+    {
+        boolean[] removed = new boolean[1];
+        rows.computeIfPresent(id, (k, cur) -> {
+            StripeRecord r = StripeRecordCodec.decode(cur);
+            if (r.state() != StripeState.ROLLED_BACK)
+                throw new IllegalStateException("delete: stripe " + id + " is " + r.state() + ", only ROLLED_BACK rows are removed");
+            removed[0] = true;
+            return null;
+        });
+        return removed[0];
+    }
+}

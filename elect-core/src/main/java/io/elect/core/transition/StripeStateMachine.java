@@ -1,0 +1,127 @@
+package io.elect.core.transition;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives stripes through their states over a {@link StripeStore} and a {@link StripeParticipant}.
+ *
+ * <p>Write-ahead: a stripe's row is created (PLANNED) before any side effect, so every file or object a stripe ever
+ * created belongs to a row that recovery will find. Each step runs the participant action, then records the new state
+ * with a compare-and-set; a crash between the two leaves the old state, and redoing the idempotent action is safe.
+ *
+ * <p>{@link #run} takes a new stripe forward; if a step before PARITY_DURABLE fails, it rolls the stripe back.
+ * {@link #recover} takes a stripe found half-done (after a crash) to a terminal state: before PARITY_DURABLE it rolls
+ * back (the shipped chunks and any parity are orphans of a crash: cheaper to redo than to trust), from PARITY_DURABLE
+ * on it rolls forward. Thread-safe if the store and participant are; one stripe should be driven by one thread.
+ */
+public final class StripeStateMachine
+{
+    private static final Logger logger = LoggerFactory.getLogger(StripeStateMachine.class);
+
+    private final StripeStore store;
+    private final StripeParticipant participant;
+    private final LongSupplier clockMillis;
+
+    public StripeStateMachine(StripeStore store, StripeParticipant participant, LongSupplier clockMillis)
+    {
+        this.store = Objects.requireNonNull(store, "store");
+        this.participant = Objects.requireNonNull(participant, "participant");
+        this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
+    }
+
+    /**
+     * Plans and runs a new stripe. Returns its final state; throws if it could not reach a terminal state now (then
+     * {@link #recover} finishes it later).
+     */
+    public StripeState run(StripeRecord planned)
+    {
+        StripeStore.Outcome created = store.create(planned);
+        if (created == StripeStore.Outcome.CONFLICT)
+            throw new IllegalStateException("stripe " + planned.id() + " exists with another plan");
+        logger.info("stripe {} planned: k={} m={} codec={} code_length={} members={} parity={}", planned.id(), planned.k(),
+                    planned.m(), planned.codecId(), planned.codeLength(), planned.members(), planned.parityNodes());
+        return drive(planned.id(), true);
+    }
+
+    /** Takes a half-done stripe to COMMITTED or ROLLED_BACK (see the class comment). */
+    public StripeState recover(StripeId id)
+    {
+        return drive(id, false);
+    }
+
+    private StripeState drive(StripeId id, boolean forwardEarly)
+    {
+        while (true)
+        {
+            StripeRecord r = current(id);
+            switch (r.state())
+            {
+                case COMMITTED:
+                case ROLLED_BACK:
+                    return r.state();
+                case PLANNED:
+                    if (!forwardEarly || !tryStep(r, StripeState.CHUNKS_SHIPPED, participant::shipChunks))
+                        store.transition(id, StripeState.PLANNED, StripeState.ROLLING_BACK, clockMillis.getAsLong());
+                    break;
+                case CHUNKS_SHIPPED:
+                    if (!forwardEarly || !tryStep(r, StripeState.PARITY_DURABLE, participant::writeParity))
+                        store.transition(id, StripeState.CHUNKS_SHIPPED, StripeState.ROLLING_BACK, clockMillis.getAsLong());
+                    break;
+                case PARITY_DURABLE:
+                    step(r, StripeState.SECONDARIES_STUBBED, participant::stubSecondaries);
+                    break;
+                case SECONDARIES_STUBBED:
+                    step(r, StripeState.COMMITTED, participant::commit);
+                    break;
+                case ROLLING_BACK:
+                    step(r, StripeState.ROLLED_BACK, participant::rollback);
+                    break;
+                default:
+                    throw new AssertionError(r.state());
+            }
+        }
+    }
+
+    private StripeRecord current(StripeId id)
+    {
+        Optional<StripeRecord> r = store.get(id);
+        return r.orElseThrow(() -> new IllegalStateException("stripe " + id + " has no row"));
+    }
+
+    /** Like {@link #step} but reports a failed participant action as false (the caller rolls back). */
+    private boolean tryStep(StripeRecord r, StripeState next, Consumer<StripeRecord> action)
+    {
+        try
+        {
+            action.accept(r);
+        }
+        catch (RuntimeException e)
+        {
+            logger.info("stripe {} {} -> {} failed, rolling back: {}", r.id(), r.state(), next, e.toString());
+            return false;
+        }
+        record(r, next);
+        return true;
+    }
+
+    private void step(StripeRecord r, StripeState next, Consumer<StripeRecord> action)
+    {
+        action.accept(r);
+        record(r, next);
+    }
+
+    private void record(StripeRecord r, StripeState next)
+    {
+        long start = clockMillis.getAsLong();
+        StripeStore.Outcome o = store.transition(r.id(), r.state(), next, start);
+        if (o == StripeStore.Outcome.CONFLICT)
+            return; // someone else moved it: the loop re-reads the row
+        logger.info("stripe {} {} -> {} ({}) after {} ms in {}", r.id(), r.state(), next, o, start - r.updatedAtMillis(), r.state());
+    }
+}

@@ -1,0 +1,124 @@
+package io.elect.core.transition;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * A model of the cluster side of stripes, for crash tests: the durable effects of each step (shipped chunks, parity
+ * files, cold parity objects, stubbed secondaries, committed primaries) as sets that survive a "crash". Checks the
+ * safety preconditions itself: stubbing only when the store says PARITY_DURABLE or later, rollback only with no stub.
+ * Faults: from operation {@code crashAtOp} on, every call throws (before or after applying its effect, by a seeded
+ * coin); before that, each call fails with probability {@code failRate}.
+ */
+final class ModelParticipant implements StripeParticipant
+{
+    static final class Crash extends RuntimeException
+    {
+        Crash(String m)
+        {
+            super(m);
+        }
+    }
+
+    final Set<StripeId> shipped = new HashSet<>();
+    final Set<StripeId> parity = new HashSet<>();
+    final Set<StripeId> coldObjects = new HashSet<>();
+    final Set<StripeId> stubbed = new HashSet<>();
+    final Set<StripeId> committed = new HashSet<>();
+    final Map<String, Integer> calls = new HashMap<>();
+    private final StripeStore truth;
+    private final Random random;
+    long crashAtOp = -1;
+    double failRate;
+    long ops;
+
+    ModelParticipant(StripeStore truth, long seed)
+    {
+        this.truth = truth;
+        this.random = new Random(seed);
+    }
+
+    private boolean enter(String what)
+    {
+        calls.merge(what, 1, Integer::sum);
+        long n = ops++;
+        boolean applyThenFail = random.nextBoolean();
+        if (crashAtOp >= 0 && n >= crashAtOp)
+        {
+            if (!applyThenFail)
+                throw new Crash("crash before " + what);
+            return true;
+        }
+        if (random.nextDouble() < failRate)
+        {
+            if (!applyThenFail)
+                throw new Crash("fault before " + what);
+            return true;
+        }
+        return false;
+    }
+
+    private void leave(boolean fail, String what)
+    {
+        if (fail)
+            throw new Crash("crash after " + what);
+    }
+
+    @Override
+    public void shipChunks(StripeRecord s)
+    {
+        boolean f = enter("ship");
+        shipped.add(s.id());
+        leave(f, "ship");
+    }
+
+    @Override
+    public void writeParity(StripeRecord s)
+    {
+        boolean f = enter("parity");
+        if (!shipped.contains(s.id()))
+            throw new AssertionError("parity of " + s.id() + " written before its chunks were shipped");
+        parity.add(s.id());
+        coldObjects.add(s.id());
+        leave(f, "parity");
+    }
+
+    @Override
+    public void stubSecondaries(StripeRecord s)
+    {
+        boolean f = enter("stub");
+        StripeState st = truth.get(s.id()).orElseThrow().state();
+        if (st != StripeState.PARITY_DURABLE && st != StripeState.SECONDARIES_STUBBED)
+            throw new AssertionError("stubbing " + s.id() + " in state " + st);
+        if (!parity.contains(s.id()))
+            throw new AssertionError("stubbing " + s.id() + " without parity");
+        stubbed.add(s.id());
+        leave(f, "stub");
+    }
+
+    @Override
+    public void commit(StripeRecord s)
+    {
+        boolean f = enter("commit");
+        if (!stubbed.contains(s.id()))
+            throw new AssertionError("commit of " + s.id() + " before stubbing");
+        committed.add(s.id());
+        shipped.remove(s.id());
+        leave(f, "commit");
+    }
+
+    @Override
+    public void rollback(StripeRecord s)
+    {
+        boolean f = enter("rollback");
+        if (stubbed.contains(s.id()))
+            throw new AssertionError("rollback of " + s.id() + " after secondaries were stubbed");
+        shipped.remove(s.id());
+        parity.remove(s.id());
+        coldObjects.remove(s.id());
+        leave(f, "rollback");
+    }
+}
