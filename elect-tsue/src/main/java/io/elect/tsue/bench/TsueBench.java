@@ -58,7 +58,7 @@ public final class TsueBench
     {
         Path dir = Path.of("/tmp/tsue-bench"), out = null, msr = null;
         boolean quick = false;
-        int reps = 3, ops = 24000, threads = 4;
+        int reps = 3, ops = 4000, threads = 8;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -76,7 +76,7 @@ public final class TsueBench
         if (quick)
         {
             reps = Math.min(reps, 2);
-            ops = Math.min(ops, 4000);
+            ops = Math.min(ops, 1500);
         }
         List<String> lines = new ArrayList<>();
         for (int[] code : new int[][]{ { 6, 4 }, { 4, 2 } })
@@ -85,7 +85,7 @@ public final class TsueBench
                                         .logUnitBytes(4 << 20).logMemoryQuota(64 << 20).recycleThreads(2)
                                         .parityApplyBytes(8 << 20).plrReserveBytes(256 << 10)
                                         .parixApplyBytes(16 << 20).dpuRatio(0.005).build();
-            int stripes = quick ? 4 : 16;
+            int stripes = quick ? 4 : 8;
             long volume = (long) stripes * base.k * base.chunkSize;
             List<TraceOp> trace = msr != null ? MsrTraceReader.read(msr, volume, 64 << 10, ops)
                                               : new SyntheticTraceGenerator().generate(42, ops, volume);

@@ -53,6 +53,10 @@ final class TsueEngine extends AbstractEngine
     private final int maxUnits;
     private final ExecutorService[] workers;
     private LogUnit active;
+    private final java.util.concurrent.ConcurrentHashMap<Long, StripeOrder> orders =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    /** The first recycling failure: the engine then refuses to drain and needs a restart with recovery. */
+    private volatile Exception failure;
 
     TsueEngine(Cluster cluster)
     {
@@ -81,19 +85,25 @@ final class TsueEngine extends AbstractEngine
         for (Extent e : sorted)
             size += e.bytes().length;
         List<LogUnit> sealed = new ArrayList<>();
-        ReentrantLock l = lock(stripe);
-        l.lock();
+        StripeOrder order = orders.computeIfAbsent(stripe, x -> new StripeOrder());
+        LogUnit u = acquire(size, sealed);
+        long ticket;
+        byte[] payload;
         try
         {
-            LogUnit u = acquire(size, sealed);
-            try
+            synchronized (order)
             {
+                // seq and ticket are taken together, so per stripe the index sees updates in log (seq) order
+                ticket = order.issued++;
                 long seq = seqs.incrementAndGet();
                 Payload p = new Payload((int) size + 32 + 8 * sorted.size());
                 p.i64(seq).i64(stripe).u16(chunk).i32(sorted.size());
                 for (Extent e : sorted)
                     p.i32(e.offset()).i32(e.bytes().length).bytes(e.bytes(), 0, e.bytes().length);
-                byte[] payload = p.toBytes();
+                payload = p.toBytes();
+            }
+            try
+            {
                 u.nodes.add(node);
                 u.nodes.add(replica);
                 List<Callable<Void>> tasks = new ArrayList<>();
@@ -102,21 +112,65 @@ final class TsueEngine extends AbstractEngine
                         cluster.node(node, to).appendRecord(u.file(), TYPE_DATA, payload, true);
                         return null;
                     });
-                parallel(tasks);
+                parallel(tasks);   // concurrent appends of one stripe share syncs (group commit)
+                order.await(ticket);
                 u.insert(stripe, chunk, sorted);
             }
             finally
             {
-                u.appenders.readLock().unlock();
+                order.done(ticket);
             }
         }
         finally
         {
-            l.unlock();
+            u.appenders.readLock().unlock();
         }
         samplePeak();
         for (LogUnit s : sealed)
             recycle(s);
+    }
+
+    /**
+     * Orders the index insertions of one stripe's concurrent updates by their tickets (= seq order), while their
+     * appends run in parallel. A failed update still passes its turn.
+     */
+    private static final class StripeOrder
+    {
+        long issued, inserted;
+
+        synchronized void await(long ticket) throws IOException
+        {
+            while (inserted != ticket)
+            {
+                try
+                {
+                    wait();
+                }
+                catch (InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted waiting for earlier updates of the stripe", e);
+                }
+            }
+        }
+
+        synchronized void done(long ticket)
+        {
+            while (inserted != ticket)
+            {
+                try
+                {
+                    wait();
+                }
+                catch (InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            inserted++;
+            notifyAll();
+        }
     }
 
     /** The active unit with its append lock held; seals it first if full (sealed units are added to out). */
@@ -128,6 +182,8 @@ final class TsueEngine extends AbstractEngine
             {
                 if (units.size() >= maxUnits && workers.length > 0)
                 {
+                    if (failure != null)
+                        throw new IOException("recycling failed; restart and recover", failure);
                     try
                     {
                         pool.wait();
@@ -189,7 +245,12 @@ final class TsueEngine extends AbstractEngine
                 }
                 catch (IOException | RuntimeException e)
                 {
+                    failure = e;
                     logger.error("recycling of data-log unit {} failed; it stays for recovery", u.id, e);
+                    synchronized (pool)
+                    {
+                        pool.notifyAll();
+                    }
                 }
             });
         }
@@ -396,6 +457,8 @@ final class TsueEngine extends AbstractEngine
                     schedule(u);
                 while (units.size() > 1 || units.peekFirst() != active)
                 {
+                    if (failure != null)
+                        throw new IOException("recycling failed; restart and recover", failure);
                     try
                     {
                         pool.wait(100);
