@@ -2,7 +2,6 @@ package io.elect.core.bridge;
 
 import java.io.File;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -44,6 +42,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.elect.core.it.LocalClusterScript;
+import io.elect.core.it.LocalClusterScript.Result;
 import io.elect.core.trees.RoleRanges;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,9 +61,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DecoupledTreesIT
 {
-    private static final Path REPO = Path.of(System.getProperty("maven.multiModuleProjectDirectory",
-                                                                 new File("..").getAbsolutePath())).toAbsolutePath().normalize();
-    private static final Path RUN_DIR = REPO.resolve("elect-core/target/it-trees-run");
+    private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-trees-run");
+    private static final Path REPO = LocalClusterScript.REPO;
     private static final int NODES = 3;
     private static final int KEYS = 3000;
     private static final String KS = "elect_trees_it";
@@ -81,7 +80,7 @@ class DecoupledTreesIT
     static void startCluster() throws Exception
     {
         Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--no-cold-tier", "--wait-for-ports", "900");
-        assertEquals(0, r.code, "elect-cluster start failed:\n" + r.output);
+        assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         List<InetSocketAddress> contacts = new ArrayList<>();
         for (int i = 1; i <= NODES; i++)
             contacts.add(new InetSocketAddress("127.0.0." + i, 9042));
@@ -118,8 +117,8 @@ class DecoupledTreesIT
         drain(inflight);
         for (int i = 1; i <= NODES; i++)
         {
-            assertEquals(0, cluster(180, "nodetool", String.valueOf(i), "flush", KS).code);
-            assertEquals(0, cluster(300, "nodetool", String.valueOf(i), "compact", KS).code);
+            assertEquals(0, cluster(180, "nodetool", String.valueOf(i), "flush", KS).code());
+            assertEquals(0, cluster(300, "nodetool", String.valueOf(i), "compact", KS).code());
         }
 
         // Independent role map per node from the driver's ring: ring walk from the range's end token, RF = 3.
@@ -180,12 +179,12 @@ class DecoupledTreesIT
             Result files = cluster(60, "nodetool", String.valueOf(primaryIndex), "getsstables", KS, "usertable", key(k));
             int matched = 0;
             for (JsonNode s : sstables.get(primary))
-                if (files.output.contains("/" + s.get("file").asText() + "-Data.db"))
+                if (files.output().contains("/" + s.get("file").asText() + "-Data.db"))
                 {
                     assertEquals("0", s.get("role").asText(), "key " + key(k) + " on primary " + primary + ": " + s);
                     matched++;
                 }
-            assertTrue(matched > 0, "key " + key(k) + " found in the primary's SSTables: " + files.output);
+            assertTrue(matched > 0, "key " + key(k) + " found in the primary's SSTables: " + files.output());
 
             ResultSet rs = session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setTracing(true));
             assertEquals(value(k, 0), rs.one().getString(0));
@@ -198,7 +197,7 @@ class DecoupledTreesIT
         }
 
         // 4. Degraded mode: node 3 stopped; CL ONE reads return every key, QUORUM writes succeed.
-        assertEquals(0, cluster(180, "kill", "3").code);
+        assertEquals(0, cluster(180, "kill", "3").code());
         PreparedStatement update = session.prepare("UPDATE " + KS + ".usertable SET field0 = ? WHERE key = ?");
         for (int k = 0; k < KEYS; k += 10)
             session.execute(update.bind(value(k, 1), key(k)).setConsistencyLevel(ConsistencyLevel.QUORUM));
@@ -240,30 +239,8 @@ class DecoupledTreesIT
         }
     }
 
-    private record Result(int code, String output)
-    {
-    }
-
     private static Result cluster(int timeoutSeconds, String... args) throws Exception
     {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(REPO.resolve("scripts/elect-cluster").toString());
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
-        pb.environment().put("ELECT_RUN_DIR", RUN_DIR.toString());
-        pb.environment().put("ELECT_SKIP_BUILD", "1");
-        Path out = Files.createTempFile("elect-cluster", ".log");
-        pb.redirectOutput(out.toFile());
-        Process p = pb.start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
-        {
-            p.destroyForcibly();
-            throw new AssertionError("elect-cluster " + String.join(" ", args) + " timed out; output:\n" + Files.readString(out));
-        }
-        String text = Files.readString(out);
-        Files.delete(out);
-        if (!args[0].equals("nodetool") || p.exitValue() != 0)
-            System.out.println("elect-cluster " + String.join(" ", args) + " -> " + p.exitValue() + "\n" + text);
-        return new Result(p.exitValue(), text);
+        return SCRIPT.run(timeoutSeconds, args);
     }
 }

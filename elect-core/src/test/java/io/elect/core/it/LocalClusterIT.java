@@ -1,6 +1,5 @@
 package io.elect.core.it;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -12,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,6 +24,7 @@ import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import io.elect.core.it.LocalClusterScript.Result;
 import io.elect.offload.ObjectInfo;
 import io.elect.offload.s3.S3ColdStore;
 import io.elect.offload.s3.S3ColdStoreConfig;
@@ -43,9 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LocalClusterIT
 {
-    private static final Path REPO = Path.of(System.getProperty("maven.multiModuleProjectDirectory",
-                                                                 new File("..").getAbsolutePath())).toAbsolutePath().normalize();
-    private static final Path RUN_DIR = REPO.resolve("elect-core/target/it-run");
+    private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-run");
+    private static final Path RUN_DIR = SCRIPT.runDir();
     private static final int NODES = 3;
     private static final List<Long> pids = new ArrayList<>();
 
@@ -53,12 +51,12 @@ class LocalClusterIT
     static void startCluster() throws Exception
     {
         Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900");
-        assertEquals(0, r.code, "elect-cluster start failed:\n" + r.output);
+        assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         Result s = cluster(120, "status", "--json");
-        Matcher m = Pattern.compile("\"pid\": (\\d+)").matcher(s.output);
+        Matcher m = Pattern.compile("\"pid\": (\\d+)").matcher(s.output());
         while (m.find())
             pids.add(Long.parseLong(m.group(1)));
-        assertEquals(NODES + 1, pids.size(), "expected 3 node PIDs and the cold tier's:\n" + s.output);
+        assertEquals(NODES + 1, pids.size(), "expected 3 node PIDs and the cold tier's:\n" + s.output());
     }
 
     @AfterAll
@@ -71,24 +69,24 @@ class LocalClusterIT
     void clusterServesCqlAndColdTierThenStopsCleanly() throws Exception
     {
         Result status = cluster(120, "status", "--json");
-        assertEquals(0, status.code, status.output);
+        assertEquals(0, status.code(), status.output());
         for (int i = 1; i <= NODES; i++)
-            assertTrue(status.output.contains("\"ip\": \"127.0.0." + i + "\", \"pid\""), status.output);
-        assertEquals(NODES, count(status.output, "\"ring\": \"UN\""), "every node UN:\n" + status.output);
+            assertTrue(status.output().contains("\"ip\": \"127.0.0." + i + "\", \"pid\""), status.output());
+        assertEquals(NODES, count(status.output(), "\"ring\": \"UN\""), "every node UN:\n" + status.output());
 
         readsAndWritesAtAllAndOne();
         coldTierRoundTrip();
 
         Result stop = cluster(300, "stop");
-        assertEquals(0, stop.code, stop.output);
+        assertEquals(0, stop.code(), stop.output());
         for (long pid : pids)
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " still alive");
         for (int i = 1; i <= NODES; i++)
             assertFalse(listening("127.0.0." + i, 9042), "127.0.0." + i + ":9042 still bound");
         assertFalse(listening("127.0.0.1", 9000), "cold tier port still bound");
         Result after = cluster(60, "status");
-        assertEquals(3, after.code, after.output);
-        assertTrue(after.output.contains("nothing running"), after.output);
+        assertEquals(3, after.code(), after.output());
+        assertTrue(after.output().contains("nothing running"), after.output());
     }
 
     private static void readsAndWritesAtAllAndOne()
@@ -159,29 +157,8 @@ class LocalClusterIT
         }
     }
 
-    private record Result(int code, String output)
-    {
-    }
-
     private static Result cluster(int timeoutSeconds, String... args) throws Exception
     {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(REPO.resolve("scripts/elect-cluster").toString());
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
-        pb.environment().put("ELECT_RUN_DIR", RUN_DIR.toString());
-        pb.environment().put("ELECT_SKIP_BUILD", "1");
-        Path out = Files.createTempFile("elect-cluster", ".log");
-        pb.redirectOutput(out.toFile());
-        Process p = pb.start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
-        {
-            p.destroyForcibly();
-            throw new AssertionError("elect-cluster " + String.join(" ", args) + " timed out; output:\n" + Files.readString(out));
-        }
-        String text = Files.readString(out);
-        System.out.println("elect-cluster " + String.join(" ", args) + " ->\n" + text);
-        Files.delete(out);
-        return new Result(p.exitValue(), text);
+        return SCRIPT.run(timeoutSeconds, args);
     }
 }

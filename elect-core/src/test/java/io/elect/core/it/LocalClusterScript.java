@@ -1,0 +1,60 @@
+package io.elect.core.it;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@code scripts/elect-cluster} for integration tests, in a run directory of the test's own (so a user's
+ * cluster data is never touched) and without rebuilding (the tests run inside Maven, after packaging).
+ */
+public final class LocalClusterScript
+{
+    public static final Path REPO = Path.of(System.getProperty("maven.multiModuleProjectDirectory",
+                                                                new File("..").getAbsolutePath())).toAbsolutePath().normalize();
+
+    /** Exit code and combined stdout/stderr of one call. */
+    public record Result(int code, String output)
+    {
+    }
+
+    private final Path runDir;
+
+    /** @param runDirName a folder under {@code elect-core/target/} */
+    public LocalClusterScript(String runDirName)
+    {
+        this.runDir = REPO.resolve("elect-core/target").resolve(runDirName);
+    }
+
+    public Path runDir()
+    {
+        return runDir;
+    }
+
+    /** Runs {@code elect-cluster ARGS}; output is echoed to stdout unless the call is a successful nodetool. */
+    public Result run(int timeoutSeconds, String... args) throws Exception
+    {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(REPO.resolve("scripts/elect-cluster").toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
+        pb.environment().put("ELECT_RUN_DIR", runDir.toString());
+        pb.environment().put("ELECT_SKIP_BUILD", "1");
+        Path out = Files.createTempFile("elect-cluster", ".log");
+        pb.redirectOutput(out.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly().waitFor();
+            throw new AssertionError("elect-cluster " + String.join(" ", args) + " timed out; output:\n" + Files.readString(out));
+        }
+        String text = Files.readString(out);
+        Files.delete(out);
+        if (!args[0].equals("nodetool") || p.exitValue() != 0)
+            System.out.println("elect-cluster " + String.join(" ", args) + " -> " + p.exitValue() + "\n" + text);
+        return new Result(p.exitValue(), text);
+    }
+}
