@@ -1,0 +1,36 @@
+package io.elect.core.tiered;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What a remote source fetched: requests to the store (or to stripe members), bytes fetched, chunks served from
+ * the cache, corrupt chunks detected and reads repaired. Thread-safe; shared by the sources of one node or kept per
+ * source, as the owner chooses.
+ */
+public final class SourceCounters
+{
+    public final LongAdder reads = new LongAdder();
+    public final LongAdder requests = new LongAdder();
+    public final LongAdder bytesFetched = new LongAdder();
+    public final LongAdder chunksFetched = new LongAdder();
+    public final LongAdder cacheHits = new LongAdder();
+    public final LongAdder corruptChunks = new LongAdder();
+    public final LongAdder repairs = new LongAdder();
+
+    public record Snapshot(long reads, long requests, long bytesFetched, long chunksFetched, long cacheHits,
+                           long corruptChunks, long repairs)
+    {
+        public Snapshot minus(Snapshot o)
+        {
+            return new Snapshot(reads - o.reads, requests - o.requests, bytesFetched - o.bytesFetched,
+                                chunksFetched - o.chunksFetched, cacheHits - o.cacheHits, corruptChunks - o.corruptChunks,
+                                repairs - o.repairs);
+        }
+    }
+
+    public Snapshot snapshot()
+    {
+        return new Snapshot(reads.sum(), requests.sum(), bytesFetched.sum(), chunksFetched.sum(), cacheHits.sum(),
+                            corruptChunks.sum(), repairs.sum());
+    }
+}
