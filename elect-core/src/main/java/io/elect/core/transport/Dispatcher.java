@@ -1,0 +1,102 @@
+package io.elect.core.transport;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The server side shared by the transports: runs a REQUEST's handler on a bounded pool (never on a network thread) and
+ * answers with a RESPONSE, or an ERROR carrying the handler's message (UTF-8) or "unknown verb N".
+ */
+final class Dispatcher
+{
+    private final Map<Integer, RequestHandler> handlers = new ConcurrentHashMap<>();
+    private final TransportMetrics metrics;
+    private final ExecutorService executor;
+
+    Dispatcher(String name, int threads, TransportMetrics metrics)
+    {
+        this.metrics = metrics;
+        AtomicInteger n = new AtomicInteger();
+        this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, name + "-handler-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        ((ThreadPoolExecutor) executor).allowCoreThreadTimeOut(true);
+    }
+
+    void register(int verb, RequestHandler h)
+    {
+        if (verb < 0 || verb > 0xffff)
+            throw new IllegalArgumentException("verb must be in [0, 65535], was " + verb);
+        handlers.put(verb, java.util.Objects.requireNonNull(h, "handler"));
+    }
+
+    /** Serves {@code request}; {@code reply} is called once, from a handler thread. */
+    void dispatch(Frame request, Consumer<Frame> reply)
+    {
+        try
+        {
+            executor.execute(() -> reply.accept(serve(request)));
+        }
+        catch (RejectedExecutionException e)
+        {
+            // closed: the caller times out and retries elsewhere
+        }
+    }
+
+    private Frame serve(Frame request)
+    {
+        RequestHandler h = handlers.get(request.verb());
+        if (h == null)
+        {
+            metrics.handlerErrors.incrementAndGet();
+            return error(request, "unknown verb " + request.verb());
+        }
+        try
+        {
+            byte[] out = h.handle(request.payload());
+            metrics.requestsServed.incrementAndGet();
+            return new Frame(Frame.Kind.RESPONSE, request.requestId(), request.verb(), out == null ? new byte[0] : out);
+        }
+        catch (Exception e)
+        {
+            metrics.handlerErrors.incrementAndGet();
+            return error(request, String.valueOf(e));
+        }
+    }
+
+    private static Frame error(Frame request, String message)
+    {
+        byte[] m = message.getBytes(StandardCharsets.UTF_8);
+        if (m.length > 4096)
+            m = java.util.Arrays.copyOf(m, 4096);
+        return new Frame(Frame.Kind.ERROR, request.requestId(), request.verb(), m);
+    }
+
+    /** Encodes a reply; one too large for the frame limit becomes an ERROR saying so (the caller must not wait). */
+    static byte[] encodeReply(Frame reply, int maxFrameBytes)
+    {
+        try
+        {
+            return FrameCodec.encode(reply, maxFrameBytes);
+        }
+        catch (IllegalArgumentException e)
+        {
+            return FrameCodec.encode(error(reply, "response too large: " + e.getMessage()), maxFrameBytes);
+        }
+    }
+
+    void close()
+    {
+        executor.shutdownNow();
+    }
+}

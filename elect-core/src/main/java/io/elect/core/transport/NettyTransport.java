@@ -1,0 +1,374 @@
+package io.elect.core.transport;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+/**
+ * The TCP transport, on Netty (the 4.1 that ships with Cassandra; NIO event loops, so it runs wherever Cassandra
+ * does). One listening socket; one outgoing connection per peer, opened on first use and reopened after a failure.
+ * Connections are one-way: requests flow client -> server, responses back.
+ *
+ * <p>Any malformed frame (docs/formats/transport.md) is counted in {@link TransportMetrics#malformedFrames} and the
+ * connection it came on is closed; the rest of the node is unaffected. A frame longer than the limit is rejected
+ * from its length field, before it is buffered.
+ */
+public final class NettyTransport implements Transport
+{
+    private static final Logger logger = LoggerFactory.getLogger(NettyTransport.class);
+    private static final AttributeKey<Map<Long, CompletableFuture<byte[]>>> PENDING = AttributeKey.valueOf("elect.pending");
+
+    private final TransportOptions options;
+    private final PeerLiveness liveness;
+    private final TransportMetrics metrics = new TransportMetrics();
+    private final Dispatcher dispatcher;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel serverChannel;
+    private final Peer local;
+    private final Bootstrap client;
+    private final Map<Peer, CompletableFuture<Channel>> connections = new ConcurrentHashMap<>();
+    private final AtomicLong nextId = new AtomicLong(1);
+    private volatile boolean closed;
+
+    /**
+     * Binds {@code host:port} (port 0: an ephemeral port, see {@link #localPeer}).
+     *
+     * @throws TransportException if the address cannot be bound
+     */
+    public NettyTransport(String host, int port, TransportOptions options, PeerLiveness liveness)
+    {
+        this.options = java.util.Objects.requireNonNull(options, "options");
+        this.liveness = java.util.Objects.requireNonNull(liveness, "liveness");
+        this.dispatcher = new Dispatcher("elect-transport", 4, metrics);
+        this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory("elect-transport-accept", true));
+        this.workers = new NioEventLoopGroup(2, new DefaultThreadFactory("elect-transport-io", true));
+        ServerBootstrap sb = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+                                                  .childOption(ChannelOption.TCP_NODELAY, true)
+                                                  .childHandler(new ChannelInitializer<SocketChannel>()
+                                                  {
+                                                      @Override
+                                                      protected void initChannel(SocketChannel ch)
+                                                      {
+                                                          ch.pipeline().addLast(new Decoder(), new ServerHandler());
+                                                      }
+                                                  });
+        try
+        {
+            serverChannel = sb.bind(host, port).syncUninterruptibly().channel();
+        }
+        catch (Exception e)
+        {
+            shutdownGroups();
+            throw new TransportException(TransportException.Reason.CONNECTION, "cannot bind " + host + ":" + port, e);
+        }
+        local = new Peer(host, ((InetSocketAddress) serverChannel.localAddress()).getPort());
+        client = new Bootstrap().group(workers).channel(NioSocketChannel.class).option(ChannelOption.TCP_NODELAY, true)
+                                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.requestTimeoutMillis()))
+                                .handler(new ChannelInitializer<SocketChannel>()
+                                {
+                                    @Override
+                                    protected void initChannel(SocketChannel ch)
+                                    {
+                                        ch.attr(PENDING).set(new ConcurrentHashMap<>());
+                                        ch.pipeline().addLast(new Decoder(), new ClientHandler());
+                                    }
+                                });
+        logger.info("ELECT transport listening on {} (max frame {} bytes, timeout {} ms, {} retries)", local,
+                    options.maxFrameBytes(), options.requestTimeoutMillis(), options.retries());
+    }
+
+    @Override
+    public Peer localPeer()
+    {
+        return local;
+    }
+
+    @Override
+    public void register(int verb, RequestHandler handler)
+    {
+        dispatcher.register(verb, handler);
+    }
+
+    @Override
+    public TransportOptions options()
+    {
+        return options;
+    }
+
+    @Override
+    public PeerLiveness liveness()
+    {
+        return liveness;
+    }
+
+    @Override
+    public TransportMetrics metrics()
+    {
+        return metrics;
+    }
+
+    @Override
+    public CompletableFuture<byte[]> requestOnce(Peer peer, int verb, byte[] payload, long timeoutMillis)
+    {
+        long id = nextId.getAndIncrement();
+        byte[] bytes = FrameCodec.encode(new Frame(Frame.Kind.REQUEST, id, verb, payload), options.maxFrameBytes());
+        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        if (closed)
+        {
+            result.completeExceptionally(new TransportException(TransportException.Reason.CLOSED, "transport closed"));
+            return result;
+        }
+        var timeout = Retrier.TIMER.schedule(() -> {
+            if (result.completeExceptionally(new TransportException(TransportException.Reason.TIMEOUT,
+                                                                    "no response from " + peer + " to verb " + verb + " in " + timeoutMillis + " ms")))
+                metrics.timeouts.incrementAndGet();
+        }, timeoutMillis, TimeUnit.MILLISECONDS);
+        result.whenComplete((r, e) -> timeout.cancel(false));
+        connection(peer).whenComplete((ch, e) -> {
+            if (e != null)
+            {
+                result.completeExceptionally(new TransportException(TransportException.Reason.CONNECTION,
+                                                                    "cannot connect to " + peer, Retrier.unwrap(e)));
+                return;
+            }
+            Map<Long, CompletableFuture<byte[]>> pending = ch.attr(PENDING).get();
+            pending.put(id, result);
+            result.whenComplete((r, x) -> pending.remove(id));
+            metrics.requestsSent.incrementAndGet();
+            ch.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess())
+                    result.completeExceptionally(new TransportException(TransportException.Reason.CONNECTION,
+                                                                        "write to " + peer + " failed", f.cause()));
+            });
+            if (!ch.isActive())
+                result.completeExceptionally(new TransportException(TransportException.Reason.CONNECTION, "connection to " + peer + " closed"));
+        });
+        return result;
+    }
+
+    private CompletableFuture<Channel> connection(Peer peer)
+    {
+        while (true)
+        {
+            CompletableFuture<Channel> cur = connections.get(peer);
+            if (cur != null && (!cur.isDone() || (!cur.isCompletedExceptionally() && cur.join().isActive())))
+                return cur;
+            CompletableFuture<Channel> fresh = new CompletableFuture<>();
+            boolean mine = cur == null ? connections.putIfAbsent(peer, fresh) == null : connections.replace(peer, cur, fresh);
+            if (!mine)
+                continue;
+            client.connect(peer.host(), peer.port()).addListener((ChannelFutureListener) f -> {
+                if (f.isSuccess())
+                    fresh.complete(f.channel());
+                else
+                    fresh.completeExceptionally(f.cause());
+            });
+            return fresh;
+        }
+    }
+
+    @Override
+    public void sendRawFrame(Peer peer, byte[] bytes)
+    {
+        ChannelFuture f = new Bootstrap().group(workers).channel(NioSocketChannel.class)
+                                         .handler(new ChannelInitializer<SocketChannel>()
+                                         {
+                                             @Override
+                                             protected void initChannel(SocketChannel ch)
+                                             {
+                                             }
+                                         })
+                                         .connect(peer.host(), peer.port());
+        f.addListener((ChannelFutureListener) c -> {
+            if (c.isSuccess())
+                c.channel().writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener(ChannelFutureListener.CLOSE);
+        });
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+            return;
+        closed = true;
+        serverChannel.close().syncUninterruptibly();
+        for (CompletableFuture<Channel> c : connections.values())
+        {
+            if (c.isDone() && !c.isCompletedExceptionally())
+            {
+                Channel ch = c.join();
+                failPending(ch, new TransportException(TransportException.Reason.CLOSED, "transport closed"));
+                ch.close();
+            }
+        }
+        dispatcher.close();
+        shutdownGroups();
+        logger.info("ELECT transport on {} closed: {}", local, metrics);
+    }
+
+    private void shutdownGroups()
+    {
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static void failPending(Channel ch, TransportException e)
+    {
+        Map<Long, CompletableFuture<byte[]>> pending = ch.attr(PENDING).get();
+        if (pending != null)
+            for (CompletableFuture<byte[]> f : List.copyOf(pending.values()))
+                f.completeExceptionally(e);
+    }
+
+    /** Length-prefixed frames, validated; the first malformed frame closes the connection. */
+    private final class Decoder extends ByteToMessageDecoder
+    {
+        private boolean failed;
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+        {
+            if (failed)
+            {
+                in.skipBytes(in.readableBytes());
+                return;
+            }
+            try
+            {
+                if (in.readableBytes() < FrameCodec.LENGTH_FIELD)
+                    return;
+                long length = in.getUnsignedInt(in.readerIndex());
+                FrameCodec.checkLength(length, options.maxFrameBytes());
+                if (in.readableBytes() < FrameCodec.LENGTH_FIELD + length)
+                    return;
+                in.skipBytes(FrameCodec.LENGTH_FIELD);
+                byte[] body = new byte[(int) length];
+                in.readBytes(body);
+                out.add(FrameCodec.decodeBody(body));
+            }
+            catch (MalformedFrameException e)
+            {
+                reject(ctx, e.getMessage());
+                in.skipBytes(in.readableBytes());
+            }
+        }
+
+        /** The peer closed the connection in the middle of a frame: that frame is malformed (truncated). */
+        @Override
+        protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+        {
+            decode(ctx, in, out);
+            if (!failed && in.isReadable())
+            {
+                reject(ctx, "truncated frame: " + in.readableBytes() + " bytes before end of stream");
+                in.skipBytes(in.readableBytes());
+            }
+        }
+
+        private void reject(ChannelHandlerContext ctx, String why)
+        {
+            failed = true;
+            metrics.malformedFrames.incrementAndGet();
+            logger.warn("ELECT transport: malformed frame from {} ({}); closing the connection", ctx.channel().remoteAddress(), why);
+            ctx.close();
+        }
+    }
+
+    private final class ServerHandler extends SimpleChannelInboundHandler<Frame>
+    {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame f)
+        {
+            if (f.kind() != Frame.Kind.REQUEST)
+            {
+                metrics.malformedFrames.incrementAndGet();
+                logger.warn("ELECT transport: {} frame sent to a server by {}; closing the connection", f.kind(), ctx.channel().remoteAddress());
+                ctx.close();
+                return;
+            }
+            Channel ch = ctx.channel();
+            dispatcher.dispatch(f, resp -> {
+                if (ch.isActive())
+                    ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(resp, options.maxFrameBytes())));
+            });
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause)
+        {
+            logger.debug("ELECT transport: server connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    private final class ClientHandler extends SimpleChannelInboundHandler<Frame>
+    {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame f)
+        {
+            if (f.kind() == Frame.Kind.REQUEST)
+            {
+                metrics.malformedFrames.incrementAndGet();
+                logger.warn("ELECT transport: REQUEST frame on a client connection from {}; closing it", ctx.channel().remoteAddress());
+                ctx.close();
+                return;
+            }
+            CompletableFuture<byte[]> p = ctx.channel().attr(PENDING).get().remove(f.requestId());
+            if (p == null)
+                return; // timed out already: a late response is dropped
+            if (f.kind() == Frame.Kind.RESPONSE)
+            {
+                metrics.responsesReceived.incrementAndGet();
+                p.complete(f.payload());
+            }
+            else
+            {
+                metrics.remoteErrors.incrementAndGet();
+                p.completeExceptionally(new TransportException(TransportException.Reason.REMOTE_ERROR,
+                                                               new String(f.payload(), StandardCharsets.UTF_8)));
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx)
+        {
+            failPending(ctx.channel(), new TransportException(TransportException.Reason.CONNECTION,
+                                                              "connection to " + ctx.channel().remoteAddress() + " closed"));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause)
+        {
+            ctx.close();
+        }
+    }
+}
