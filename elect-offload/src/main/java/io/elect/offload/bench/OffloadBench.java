@@ -48,6 +48,8 @@ public final class OffloadBench
     private final Random random = new Random(42);
     /** case name -> samples (MB/s for throughput rows, ms per op for latency rows). */
     private final Map<String, Row> rows = new LinkedHashMap<>();
+    private long s3proxyPid = -1;
+    private String loadBefore = "", loadAfter = "";
 
     private static final class Row
     {
@@ -55,6 +57,8 @@ public final class OffloadBench
         final long bytes;
         final List<Double> mbps = new ArrayList<>();
         final List<Double> latenciesMs = new ArrayList<>();
+        /** CPU milliseconds (this JVM + the S3Proxy JVM for s3proxy rows) per MB moved, per repetition. */
+        final List<Double> cpuMsPerMb = new ArrayList<>();
 
         Row(String store, String op, long bytes)
         {
@@ -69,6 +73,30 @@ public final class OffloadBench
         this.work = work;
         this.reps = reps;
         this.rangedReads = rangedReads;
+    }
+
+    private static long cpuMillis(long pid)
+    {
+        return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration()).map(java.time.Duration::toMillis).orElse(0L);
+    }
+
+    /** CPU time so far of this JVM, plus the S3Proxy JVM's when measuring the s3proxy store. */
+    private long cpuNow(String store)
+    {
+        long cpu = cpuMillis(ProcessHandle.current().pid());
+        return store.equals("s3proxy") && s3proxyPid > 0 ? cpu + cpuMillis(s3proxyPid) : cpu;
+    }
+
+    private static String loadAverage()
+    {
+        try
+        {
+            return Files.readString(Paths.get("/proc/loadavg")).split(" ")[0];
+        }
+        catch (IOException e)
+        {
+            return "?";
+        }
     }
 
     private Row row(String store, String op, long bytes)
@@ -93,8 +121,8 @@ public final class OffloadBench
         for (String required : List.of("--work", "--json", "--markdown"))
             if (!a.containsKey(required))
                 throw new IllegalArgumentException(required + " is required");
-        int reps = Integer.parseInt(a.getOrDefault("--reps", quick ? "2" : "5"));
-        OffloadBench bench = new OffloadBench(Paths.get(a.get("--work")), reps, quick ? 200 : 1000);
+        int reps = Integer.parseInt(a.getOrDefault("--reps", quick ? "2" : "3"));
+        OffloadBench bench = new OffloadBench(Paths.get(a.get("--work")), reps, quick ? 200 : 500);
         bench.run(quick);
         bench.writeJson(Paths.get(a.get("--json")));
         bench.writeMarkdown(Paths.get(a.get("--markdown")), a.getOrDefault("--command", "scripts/bench offload"), quick);
@@ -116,9 +144,11 @@ public final class OffloadBench
             files.put(size, f);
         }
         S3Credentials credentials = S3Credentials.generate();
+        loadBefore = loadAverage();
         try (S3ProxyHandle proxy = S3ProxyLauncher.start(work.resolve("s3proxy"), 0, credentials, "bench",
                                                          Duration.ofSeconds(180)))
         {
+            s3proxyPid = proxy.pid();
             Path credFile = work.resolve("credentials");
             credentials.writeFile(credFile);
             S3ColdStoreConfig config = S3ColdStoreConfig.local(proxy.endpoint(), "bench", credFile);
@@ -150,6 +180,7 @@ public final class OffloadBench
                 for (ColdStore[] s : stores.values())
                     for (ColdStore c : s)
                         c.close();
+                loadAfter = loadAverage();
             }
         }
     }
@@ -157,12 +188,13 @@ public final class OffloadBench
     private void localCopy(Path file, int size, int rep) throws IOException
     {
         Path dst = work.resolve("copy-" + size + "-" + rep);
-        long t0 = System.nanoTime();
+        long c0 = cpuNow("local"), t0 = System.nanoTime();
         Files.copy(file, dst, StandardCopyOption.REPLACE_EXISTING);
         double secs = (System.nanoTime() - t0) / 1e9;
         Row r = row("local-file-copy", "copy", size);
         r.mbps.add(size / 1e6 / secs);
         r.latenciesMs.add(secs * 1000);
+        r.cpuMsPerMb.add((cpuNow("local") - c0) / (size / 1e6));
         Files.delete(dst);
     }
 
@@ -172,16 +204,18 @@ public final class OffloadBench
     {
         String key = "bench/" + rep + "/" + size;
         // single stream: one object, one part at a time
-        long t0 = System.nanoTime();
+        long c0 = cpuNow(name), t0 = System.nanoTime();
         single.put(key + "/single", file);
-        record(name, "put-single", size, size, t0);
+        record(name, "put-single", size, size, t0, c0);
+        c0 = cpuNow(name);
         t0 = System.nanoTime();
         single.readAll(key + "/single");
-        record(name, "get-single", size, size, t0);
+        record(name, "get-single", size, size, t0, c0);
         // parallel: PARALLEL objects at once, each with PARALLEL parts in flight when multipart
         ExecutorService pool = Executors.newFixedThreadPool(PARALLEL);
         try
         {
+            c0 = cpuNow(name);
             t0 = System.nanoTime();
             List<Future<?>> fs = new ArrayList<>();
             for (int i = 0; i < PARALLEL; i++)
@@ -191,8 +225,9 @@ public final class OffloadBench
             }
             for (Future<?> f : fs)
                 f.get();
-            record(name, "put-parallel", size, (long) size * PARALLEL, t0);
+            record(name, "put-parallel", size, (long) size * PARALLEL, t0, c0);
             fs.clear();
+            c0 = cpuNow(name);
             t0 = System.nanoTime();
             for (int i = 0; i < PARALLEL; i++)
             {
@@ -201,7 +236,7 @@ public final class OffloadBench
             }
             for (Future<?> f : fs)
                 f.get();
-            record(name, "get-parallel", size, (long) size * PARALLEL, t0);
+            record(name, "get-parallel", size, (long) size * PARALLEL, t0, c0);
         }
         finally
         {
@@ -215,12 +250,13 @@ public final class OffloadBench
         }
     }
 
-    private void record(String store, String op, int objectBytes, long bytes, long t0)
+    private void record(String store, String op, int objectBytes, long bytes, long t0, long cpu0)
     {
         double secs = (System.nanoTime() - t0) / 1e9;
         Row r = row(store, op, objectBytes);
         r.mbps.add(bytes / 1e6 / secs);
         r.latenciesMs.add(secs * 1000);
+        r.cpuMsPerMb.add((cpuNow(store) - cpu0) / (bytes / 1e6));
     }
 
     /** Random-offset ranged reads from one 64 MiB object, one caller, after a warm-up. */
@@ -236,7 +272,7 @@ public final class OffloadBench
             for (int i = 0; i < 20; i++)
                 store.read(key, random.nextInt(size - len), len);
             Row r = row(name, "ranged-read", len);
-            long t0 = System.nanoTime();
+            long c0 = cpuNow(name), t0 = System.nanoTime();
             for (int i = 0; i < rangedReads; i++)
             {
                 long s = System.nanoTime();
@@ -247,6 +283,7 @@ public final class OffloadBench
                 r.latenciesMs.add((System.nanoTime() - s) / 1e6);
             }
             r.mbps.add((double) rangedReads * len / 1e6 / ((System.nanoTime() - t0) / 1e9));
+            r.cpuMsPerMb.add((cpuNow(name) - c0) / ((double) rangedReads * len / 1e6));
         }
         store.delete(key);
     }
@@ -268,10 +305,10 @@ public final class OffloadBench
             sb.append(String.format(Locale.ROOT,
                                     "  {\"store\": \"%s\", \"op\": \"%s\", \"object_bytes\": %d, \"mbps\": %.1f, "
                                     + "\"p50_ms\": %.3f, \"p99_ms\": %.3f, \"mbps_min\": %.1f, \"mbps_max\": %.1f, "
-                                    + "\"reps\": %d, \"samples\": %d}",
+                                    + "\"cpu_ms_per_mb\": %.2f, \"reps\": %d, \"samples\": %d}",
                                     r.store, r.op, r.bytes, quantile(r.mbps, 0.5), quantile(r.latenciesMs, 0.5),
                                     quantile(r.latenciesMs, 0.99), quantile(r.mbps, 0.0001), quantile(r.mbps, 1),
-                                    r.mbps.size(), r.latenciesMs.size()));
+                                    quantile(r.cpuMsPerMb, 0.5), r.mbps.size(), r.latenciesMs.size()));
             sb.append(++i < rows.size() ? ",\n" : "\n");
         }
         Files.createDirectories(out.toAbsolutePath().getParent());
@@ -290,14 +327,23 @@ public final class OffloadBench
           .append(PARALLEL).append(" parts of 8 MiB in flight when above the 16 MiB multipart threshold. ")
           .append("S3Proxy 4.1.0 (filesystem-nio2 backend) runs in its own JVM on 127.0.0.1; `fs` is the ")
           .append("FileSystemBlobStore; both store the framed format (per-16 KiB-block CRC32C, verified on read). ")
-          .append("`local-file-copy` is `Files.copy` of the same bytes (no fsync).\n\n");
-        sb.append("| store | op | object | MB/s (median) | MB/s spread | p50 ms | p99 ms |\n");
-        sb.append("|---|---|---|---:|---|---:|---:|\n");
+          .append("`local-file-copy` is `Files.copy` of the same bytes (no fsync). ")
+          .append("CPU ms/MB is the CPU time of the benchmark JVM plus, for s3proxy rows, the S3Proxy JVM per MB ")
+          .append("moved (median over repetitions); `2-core ceiling` = 2000 / CPU ms/MB is the MB/s the two cores ")
+          .append("could sustain if nothing else ran. 1-minute load average: ").append(loadBefore)
+          .append(" at start, ").append(loadAfter).append(" at end (other engineers' builds and clusters share ")
+          .append("the machine).\n\n");
+        sb.append("| store | op | object | MB/s (median) | MB/s spread | p50 ms | p99 ms | CPU ms/MB | 2-core ceiling MB/s |\n");
+        sb.append("|---|---|---|---:|---|---:|---:|---:|---:|\n");
         for (Row r : rows.values())
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f-%.1f | %.2f | %.2f |%n", r.store, r.op,
-                                    r.bytes >= MIB ? (r.bytes / MIB) + " MiB" : (r.bytes / 1024) + " KiB",
+        {
+            double cpu = quantile(r.cpuMsPerMb, 0.5);
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f-%.1f | %.2f | %.2f | %.2f | %s |%n",
+                                    r.store, r.op, r.bytes >= MIB ? (r.bytes / MIB) + " MiB" : (r.bytes / 1024) + " KiB",
                                     quantile(r.mbps, 0.5), quantile(r.mbps, 0.0001), quantile(r.mbps, 1),
-                                    quantile(r.latenciesMs, 0.5), quantile(r.latenciesMs, 0.99)));
+                                    quantile(r.latenciesMs, 0.5), quantile(r.latenciesMs, 0.99), cpu,
+                                    cpu > 0 ? String.format(Locale.ROOT, "%.0f", 2000 / cpu) : "-"));
+        }
         Files.writeString(out, sb.toString(), StandardCharsets.UTF_8);
     }
 
