@@ -63,7 +63,21 @@ abstract class AbstractEngine implements UpdateEngine
 
     protected ReentrantLock lock(long stripe)
     {
-        return locks[(int) Math.floorMod(stripe * 0x9E3779B97F4A7C15L >>> 20, (long) locks.length)];
+        return locks[lockIndex(stripe)];
+    }
+
+    private int lockIndex(long stripe)
+    {
+        return (int) Math.floorMod(stripe * 0x9E3779B97F4A7C15L >>> 20, (long) locks.length);
+    }
+
+    /** The position of a stripe lock in the lock table: the order in which several stripe locks are taken. */
+    protected int lockIndex(ReentrantLock l)
+    {
+        for (int i = 0; i < locks.length; i++)
+            if (locks[i] == l)
+                return i;
+        throw new IllegalArgumentException("not a stripe lock");
     }
 
     protected long nextTx()

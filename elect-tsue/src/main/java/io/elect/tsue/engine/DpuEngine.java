@@ -259,11 +259,7 @@ final class DpuEngine extends AbstractEngine
                     while (it.hasNext() && batch.size() * (long) cfg.pageSize < Math.max(excess, cfg.pageSize))
                         batch.add(it.next());
                 }
-                Map<Long, List<Page>> byStripe = new LinkedHashMap<>();
-                for (Page p : batch)
-                    byStripe.computeIfAbsent(p.stripe, x -> new ArrayList<>()).add(p);
-                for (List<Page> group : byStripe.values())
-                    mergeStripe(group);
+                mergeBatch(batch);
                 deleteDeadSegments();
             }
         }
@@ -273,93 +269,137 @@ final class DpuEngine extends AbstractEngine
         }
     }
 
-    /** Merges pages of one stripe (any chunks) as one parity transaction, applied at once (FO-like). */
-    private void mergeStripe(List<Page> group) throws IOException
+    /**
+     * Merges a batch of pages: one parity transaction per stripe, but one synced append per parity node, one sync
+     * per chunk file, one apply per parity node and one synced RETIRE per node for the whole batch. The stripes'
+     * locks are held throughout (taken in index order), so no writer replaces a page being merged.
+     */
+    private void mergeBatch(List<Page> batch) throws IOException
     {
-        long stripe = group.get(0).stripe;
         int ps = cfg.pageSize;
-        ReentrantLock l = lock(stripe);
-        l.lock();
+        java.util.IdentityHashMap<ReentrantLock, Boolean> held = new java.util.IdentityHashMap<>();
+        List<ReentrantLock> locks = new ArrayList<>();
+        for (Page p : batch)
+            if (held.put(lock(p.stripe), Boolean.TRUE) == null)
+                locks.add(lock(p.stripe));
+        locks.sort(java.util.Comparator.comparingInt(this::lockIndex));
+        for (ReentrantLock l : locks)
+            l.lock();
         try
         {
-            // under the stripe lock: merge the current version of each page (a writer may have replaced it)
-            List<Page> current = new ArrayList<>();
+            Map<Long, List<Page>> byStripe = new LinkedHashMap<>();
             synchronized (this)
             {
-                for (Page p : group)
+                for (Page p : batch)
                 {
-                    Page now = pages.get(key(p.stripe, p.chunk, p.page));
-                    if (now != null)
-                        current.add(now);
+                    Page now = pages.get(key(p.stripe, p.chunk, p.page));   // the current version
+                    if (now != null && byStripe.computeIfAbsent(p.stripe, x -> new ArrayList<>()).stream()
+                                                   .noneMatch(q -> q.chunk == now.chunk && q.page == now.page))
+                        byStripe.get(p.stripe).add(now);
                 }
             }
-            if (current.isEmpty())
+            Map<Integer, List<TxRecord>> toParity = new TreeMap<>();
+            Map<Integer, List<Page>> toData = new TreeMap<>();
+            java.util.Set<Integer> retireNodes = new java.util.TreeSet<>();
+            for (Map.Entry<Long, List<Page>> e : byStripe.entrySet())
+            {
+                long stripe = e.getKey();
+                List<Page> group = e.getValue();
+                if (group.isEmpty())
+                    continue;
+                List<Extent> deltas = new ArrayList<>();
+                List<Integer> chunks = new ArrayList<>();
+                List<int[]> manifest = new ArrayList<>();
+                int merger = cluster.nodeOf(stripe, group.get(0).chunk);
+                for (Page p : group)
+                {
+                    int n = cluster.nodeOf(stripe, p.chunk);
+                    byte[] d = readStored(stripe, p.chunk, p.page * ps, ps);
+                    ParityLog.xor(p.data, 0, d, 0, ps);
+                    deltas.add(new Extent(p.page * ps, d));
+                    chunks.add(p.chunk);
+                    manifest.add(manifestEntry(p.chunk, p.page * ps, p.data));
+                    cluster.transport().deliver(n, merger, ps);   // page deltas to the merging node
+                    toData.computeIfAbsent(n, x -> new ArrayList<>()).add(p);
+                    retireNodes.add(n);
+                    retireNodes.add(cluster.replicaOf(stripe, p.chunk));
+                }
+                List<List<Extent>> pd = parityDeltas(chunks, deltas);
+                long tx = nextTx();
+                for (int j = 0; j < m; j++)
+                {
+                    TxRecord r = new TxRecord(tx, 0, stripe, TxRecord.PARITY_DELTA, j, group.get(0).chunk, manifest,
+                                              pd.get(j));
+                    int to = cluster.nodeOf(stripe, k + j);
+                    cluster.transport().deliver(merger, to, r.bytes());
+                    toParity.computeIfAbsent(to, x -> new ArrayList<>()).add(r);
+                }
+            }
+            if (toParity.isEmpty())
                 return;
-            group = current;
-            List<Extent> deltas = new ArrayList<>();
-            List<Integer> chunks = new ArrayList<>();
-            List<int[]> manifest = new ArrayList<>();
-            Map<Integer, Long> sent = new TreeMap<>();
-            for (Page p : group)
-            {
-                byte[] d = readStored(stripe, p.chunk, p.page * ps, ps);
-                ParityLog.xor(p.data, 0, d, 0, ps);
-                deltas.add(new Extent(p.page * ps, d));
-                chunks.add(p.chunk);
-                manifest.add(manifestEntry(p.chunk, p.page * ps, p.data));
-                sent.merge(cluster.nodeOf(stripe, p.chunk), (long) ps, Long::sum);
-            }
-            // each data node sends its page deltas to the merging node (the first chunk's node)
-            int node = cluster.nodeOf(stripe, group.get(0).chunk);
-            for (Map.Entry<Integer, Long> e : sent.entrySet())
-                cluster.transport().deliver(e.getKey(), node, e.getValue());
-            List<List<Extent>> pd = parityDeltas(chunks, deltas);
-            long tx = nextTx();
-            List<TxRecord> recs = new ArrayList<>();
-            for (int j = 0; j < m; j++)
-                recs.add(new TxRecord(tx, 0, stripe, TxRecord.PARITY_DELTA, j, group.get(0).chunk, manifest, pd.get(j)));
-            logTx(node, stripe, recs);
-            java.util.Set<Integer> touched = new java.util.TreeSet<>();
-            for (Page p : group)
-            {
-                int n = cluster.nodeOf(stripe, p.chunk);
-                cluster.node(n, n).write(chunk(stripe, p.chunk), (long) p.page * ps, p.data, false);
-                touched.add(p.chunk);
-            }
-            for (int c : touched)
-                cluster.local(cluster.nodeOf(stripe, c)).files().sync(chunk(stripe, c));
-            commitTx(node, stripe, tx);
-            for (int j = 0; j < m; j++)
-            {
-                int to = cluster.nodeOf(stripe, k + j);
-                cluster.node(node, to).plogApply(parityLog(stripe, j));
-            }
-            Map<Integer, List<Page>> byChunk = new TreeMap<>();
-            for (Page p : group)
-                byChunk.computeIfAbsent(p.chunk, x -> new ArrayList<>()).add(p);
-            for (Map.Entry<Integer, List<Page>> e : byChunk.entrySet())
-                retire(stripe, e.getKey(), e.getValue());
+            List<Callable<Void>> tasks = new ArrayList<>();
+            for (Map.Entry<Integer, List<TxRecord>> e : toParity.entrySet())
+                tasks.add(() -> {
+                    cluster.local(e.getKey()).plogAppend("plog", e.getValue(), true);
+                    return null;
+                });
+            parallel(tasks);
+            tasks.clear();
+            for (Map.Entry<Integer, List<Page>> e : toData.entrySet())
+                tasks.add(() -> {
+                    java.util.Set<String> files = new java.util.TreeSet<>();
+                    for (Page p : e.getValue())
+                    {
+                        String f = chunk(p.stripe, p.chunk);
+                        cluster.local(e.getKey()).write(f, (long) p.page * ps, p.data, false);
+                        files.add(f);
+                    }
+                    for (String f : files)
+                        cluster.local(e.getKey()).files().sync(f);
+                    return null;
+                });
+            parallel(tasks);
+            tasks.clear();
+            for (Map.Entry<Integer, List<TxRecord>> e : toParity.entrySet())
+                tasks.add(() -> {
+                    long[] txs = e.getValue().stream().mapToLong(TxRecord::tx).distinct().toArray();
+                    cluster.local(e.getKey()).plogCommit("plog", txs, false);
+                    cluster.local(e.getKey()).plogApply("plog");
+                    return null;
+                });
+            parallel(tasks);
+            List<Page> merged = new ArrayList<>();
+            for (List<Page> g : byStripe.values())
+                merged.addAll(g);
+            retire(merged, retireNodes);
         }
         finally
         {
-            l.unlock();
+            for (ReentrantLock l : locks)
+                l.unlock();
         }
     }
 
-    private void retire(long stripe, int chunk, List<Page> group) throws IOException
+    /** Durably retires merged page versions (one RETIRE record on every node holding their logs). */
+    private void retire(List<Page> merged, java.util.Set<Integer> nodes) throws IOException
     {
-        Payload pl = new Payload(4 + group.size() * 22);
-        pl.i32(group.size());
-        for (Page p : group)
+        Payload pl = new Payload(4 + merged.size() * 22);
+        pl.i32(merged.size());
+        for (Page p : merged)
             pl.i64(p.stripe).u16(p.chunk).i32(p.page).i64(p.seq);
         byte[] payload = pl.toBytes();
-        int node = cluster.nodeOf(stripe, chunk), replica = cluster.replicaOf(stripe, chunk);
-        long segment = segmentFor(payload.length, node, replica);
-        for (int to : new int[]{ node, replica })
-            cluster.node(node, to).appendRecord("dpu-" + segment, TYPE_RETIRE, payload, true);
+        int[] ns = nodes.stream().mapToInt(Integer::intValue).toArray();
+        long segment = segmentFor(payload.length * ns.length, ns);
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int n : ns)
+            tasks.add(() -> {
+                cluster.local(n).appendRecord("dpu-" + segment, TYPE_RETIRE, payload, true);
+                return null;
+            });
+        parallel(tasks);
         synchronized (this)
         {
-            for (Page p : group)
+            for (Page p : merged)
             {
                 String key = key(p.stripe, p.chunk, p.page);
                 Page now = pages.get(key);

@@ -31,6 +31,7 @@ final class LogUnit
     private final Map<Long, Map<Integer, TreeMap<Integer, byte[]>>> index = new HashMap<>();
     private long memory;
     int pendingParts;
+    volatile long sealedNanos = System.nanoTime();
 
     LogUnit(long id)
     {

@@ -130,49 +130,6 @@ final class TsueEngine extends AbstractEngine
             recycle(s);
     }
 
-    /**
-     * Orders the index insertions of one stripe's concurrent updates by their tickets (= seq order), while their
-     * appends run in parallel. A failed update still passes its turn.
-     */
-    private static final class StripeOrder
-    {
-        long issued, inserted;
-
-        synchronized void await(long ticket) throws IOException
-        {
-            while (inserted != ticket)
-            {
-                try
-                {
-                    wait();
-                }
-                catch (InterruptedException e)
-                {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted waiting for earlier updates of the stripe", e);
-                }
-            }
-        }
-
-        synchronized void done(long ticket)
-        {
-            while (inserted != ticket)
-            {
-                try
-                {
-                    wait();
-                }
-                catch (InterruptedException e)
-                {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            inserted++;
-            notifyAll();
-        }
-    }
-
     /** The active unit with its append lock held; seals it first if full (sealed units are added to out). */
     private LogUnit acquire(long size, List<LogUnit> out) throws IOException
     {
@@ -196,6 +153,7 @@ final class TsueEngine extends AbstractEngine
                     continue;
                 }
                 LogUnit full = active;
+                full.sealedNanos = System.nanoTime();
                 active = new LogUnit(unitIds.incrementAndGet());
                 units.add(active);
                 if (workers.length > 0)
@@ -395,7 +353,8 @@ final class TsueEngine extends AbstractEngine
         for (int n = 0; n < cluster.size(); n++)
             if (cluster.local(n).plogMemory() > cfg.parityApplyBytes)
                 cluster.local(n).plogApply("plog");
-        logger.debug("data-log unit {} recycled", u.id);
+        logger.info("data-log unit {} recycled: {} bytes appended, {} ms after sealing", u.id, u.appended.get(),
+                    (System.nanoTime() - u.sealedNanos) / 1_000_000);
     }
 
     @Override
