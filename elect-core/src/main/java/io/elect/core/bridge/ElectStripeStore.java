@@ -1,0 +1,153 @@
+package io.elect.core.bridge;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import io.elect.core.transition.StripeId;
+import io.elect.core.transition.StripeRecord;
+import io.elect.core.transition.StripeRecordCodec;
+import io.elect.core.transition.StripeState;
+import io.elect.core.transition.StripeStore;
+import org.apache.cassandra.cql3.QueryHandler;
+import org.apache.cassandra.cql3.QueryOptions;
+import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.cql3.UntypedResultSet;
+import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.db.marshal.Int32Type;
+import org.apache.cassandra.db.marshal.LongType;
+import org.apache.cassandra.service.QueryState;
+import org.apache.cassandra.transport.Dispatcher;
+import org.apache.cassandra.transport.ProtocolVersion;
+import org.apache.cassandra.transport.messages.ResultMessage;
+
+/**
+ * {@link StripeStore} in the replicated table {@code elect_system.stripes} (docs/formats/stripe-metadata.md), through
+ * Cassandra's internal query path (no driver, no network hop to ourselves). Creation and transitions are lightweight
+ * transactions (Paxos, serial consistency SERIAL, commit at QUORUM), so two nodes driving or recovering the same
+ * stripe never both win a step. Reads that decide a transition are SERIAL (linearizable); {@link #list} is QUORUM.
+ *
+ * <p>REQUIRES: {@link ElectSystemKeyspace#ensure()} has run. Exceptions from Cassandra (timeouts, unavailable) are
+ * passed on: the outcome is unknown and the caller retries (every operation is idempotent).
+ */
+public final class ElectStripeStore implements StripeStore
+{
+    private static final String T = ElectSystemKeyspace.KEYSPACE + "." + ElectSystemKeyspace.STRIPES;
+    private static final int MAX_CAS_ROUNDS = 16;
+
+    private final ConsistencyLevel write;
+    private final ConsistencyLevel serial;
+
+    /** QUORUM / SERIAL: what a multi-node cluster needs. */
+    public ElectStripeStore()
+    {
+        this(ConsistencyLevel.QUORUM, ConsistencyLevel.SERIAL);
+    }
+
+    public ElectStripeStore(ConsistencyLevel write, ConsistencyLevel serial)
+    {
+        this.write = write;
+        this.serial = serial;
+    }
+
+    @Override
+    public Outcome create(StripeRecord planned)
+    {
+        if (planned.state() != StripeState.PLANNED)
+            throw new IllegalArgumentException("create: state must be PLANNED, was " + planned.state());
+        UntypedResultSet rs = run("INSERT INTO " + T + " (id, state, version, record) VALUES (?, ?, ?, ?) IF NOT EXISTS", write,
+                                  id(planned.id()), Int32Type.instance.decompose(planned.state().code),
+                                  LongType.instance.decompose(planned.version()), ByteBuffer.wrap(StripeRecordCodec.encode(planned)));
+        UntypedResultSet.Row row = rs.one();
+        if (row.getBoolean("[applied]"))
+            return Outcome.APPLIED;
+        return decode(row).samePlan(planned) ? Outcome.ALREADY : Outcome.CONFLICT;
+    }
+
+    @Override
+    public Optional<StripeRecord> get(StripeId id)
+    {
+        return read(id, serial);
+    }
+
+    private Optional<StripeRecord> read(StripeId id, ConsistencyLevel cl)
+    {
+        UntypedResultSet rs = run("SELECT record FROM " + T + " WHERE id = ?", cl, id(id));
+        return rs == null || rs.isEmpty() ? Optional.empty() : Optional.of(decode(rs.one()));
+    }
+
+    @Override
+    public Outcome transition(StripeId id, StripeState from, StripeState to, long nowMillis)
+    {
+        StripeStore.checkSuccessor(from, to);
+        for (int round = 0; round < MAX_CAS_ROUNDS; round++)
+        {
+            Optional<StripeRecord> cur = read(id, serial);
+            if (cur.isEmpty())
+                return Outcome.CONFLICT;
+            StripeRecord r = cur.get();
+            if (r.state() == to)
+                return Outcome.ALREADY;
+            if (r.state() != from)
+                return Outcome.CONFLICT;
+            StripeRecord next = r.moveTo(to, nowMillis);
+            UntypedResultSet rs = run("UPDATE " + T + " SET state = ?, version = ?, record = ? WHERE id = ? IF version = ?", write,
+                                      Int32Type.instance.decompose(to.code), LongType.instance.decompose(next.version()),
+                                      ByteBuffer.wrap(StripeRecordCodec.encode(next)), id(id), LongType.instance.decompose(r.version()));
+            if (rs.one().getBoolean("[applied]"))
+                return Outcome.APPLIED;
+            // Lost a race: re-read and decide again.
+        }
+        throw new IllegalStateException("stripe " + id + ": " + MAX_CAS_ROUNDS + " lost compare-and-set rounds in a row");
+    }
+
+    @Override
+    public List<StripeRecord> list()
+    {
+        UntypedResultSet rs = run("SELECT record FROM " + T, write);
+        List<StripeRecord> out = new ArrayList<>();
+        if (rs != null)
+            for (UntypedResultSet.Row row : rs)
+                out.add(decode(row));
+        return out;
+    }
+
+    @Override
+    public boolean delete(StripeId id)
+    {
+        UntypedResultSet rs = run("DELETE FROM " + T + " WHERE id = ? IF state = ?", write, id(id),
+                                  Int32Type.instance.decompose(StripeState.ROLLED_BACK.code));
+        UntypedResultSet.Row row = rs.one();
+        if (row.getBoolean("[applied]"))
+            return true;
+        if (!row.has("state"))
+            return false; // no such row
+        throw new IllegalStateException("delete: stripe " + id + " is " + StripeState.ofCode(row.getInt("state"))
+                                        + ", only ROLLED_BACK rows are removed");
+    }
+
+    private static StripeRecord decode(UntypedResultSet.Row row)
+    {
+        ByteBuffer b = row.getBytes("record").duplicate();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        return StripeRecordCodec.decode(bytes);
+    }
+
+    private static ByteBuffer id(StripeId id)
+    {
+        return ByteBuffer.wrap(id.toBytes());
+    }
+
+    /** One statement through the distributed path, with an explicit serial consistency (needed by IF clauses). */
+    private UntypedResultSet run(String cql, ConsistencyLevel cl, ByteBuffer... values)
+    {
+        QueryHandler.Prepared prepared = QueryProcessor.prepareInternal(cql);
+        QueryOptions options = QueryOptions.create(cl, List.of(values), false, -1, null, serial,
+                                                   ProtocolVersion.CURRENT, null);
+        ResultMessage result = prepared.statement.execute(QueryState.forInternalCalls(), options,
+                                                          Dispatcher.RequestTime.forImmediateExecution());
+        return result instanceof ResultMessage.Rows ? UntypedResultSet.create(((ResultMessage.Rows) result).result) : null;
+    }
+}

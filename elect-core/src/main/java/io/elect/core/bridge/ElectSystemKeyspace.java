@@ -1,0 +1,56 @@
+package io.elect.core.bridge;
+
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.schema.Schema;
+import org.apache.cassandra.service.StorageService;
+
+/**
+ * ELECT's own replicated keyspace {@value #KEYSPACE}: created at start-up (after Cassandra has joined the ring) if
+ * absent. Layout: docs/formats/stripe-metadata.md.
+ *
+ * <p>The table id is fixed ({@link #STRIPES_ID}) so that nodes creating the table concurrently at first start create
+ * the SAME table (Cassandra resolves identical schema changes; two random ids would be a schema conflict).
+ * Replication: SimpleStrategy, factor min(3, nodes in the ring at creation); raise it with ALTER KEYSPACE as the
+ * cluster grows, as for system_auth.
+ */
+public final class ElectSystemKeyspace
+{
+    private static final Logger logger = LoggerFactory.getLogger(ElectSystemKeyspace.class);
+
+    public static final String KEYSPACE = "elect_system";
+    public static final String STRIPES = "stripes";
+    /** DO NOT CHANGE: the id of elect_system.stripes on every cluster. */
+    public static final UUID STRIPES_ID = UUID.fromString("e1ec0000-0000-4000-8000-000000000001");
+
+    private ElectSystemKeyspace()
+    {
+    }
+
+    /** Creates the keyspace and tables if absent. Idempotent; REQUIRES: the node has joined the ring. */
+    public static synchronized void ensure()
+    {
+        long start = System.nanoTime();
+        int rf = Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size()));
+        if (Schema.instance.getKeyspaceMetadata(KEYSPACE) == null)
+            QueryProcessor.execute("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
+                                   + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': " + rf + "}",
+                                   ConsistencyLevel.ONE);
+        if (Schema.instance.getTableMetadata(KEYSPACE, STRIPES) == null)
+            QueryProcessor.execute("CREATE TABLE IF NOT EXISTS " + KEYSPACE + "." + STRIPES + " ("
+                                   + " id blob PRIMARY KEY,"        // 16-byte stripe id
+                                   + " state int,"                  // StripeState code
+                                   + " version bigint,"             // compare-and-set token, +1 per transition
+                                   + " record blob"                 // StripeRecordCodec v1 (with CRC32C)
+                                   + ") WITH id = " + STRIPES_ID
+                                   + " AND comment = 'ELECT stripe metadata, docs/formats/stripe-metadata.md'",
+                                   ConsistencyLevel.ONE);
+        logger.info("ELECT system keyspace {} ready (replication factor at creation {}) in {} ms", KEYSPACE, rf,
+                    (System.nanoTime() - start) / 1_000_000);
+    }
+}
