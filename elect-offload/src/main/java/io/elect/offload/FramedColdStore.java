@@ -3,9 +3,7 @@ package io.elect.offload;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +13,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
@@ -36,12 +33,12 @@ public class FramedColdStore implements ColdStore
 {
     private static final Logger logger = LoggerFactory.getLogger(FramedColdStore.class);
     private static final int MAX_KEY_BYTES = 1024;
-    private static final int MAX_CORRUPT_ATTEMPTS = 3;
+    private static final int MAX_PARTS = 10_000;
 
     private final BlobStore blobs;
     private final ColdStoreOptions options;
     private final ColdStoreMetrics metrics = new ColdStoreMetrics();
-    private final Semaphore inFlight;
+    private final Retrier retrier;
     private final ExecutorService partUploader;
     private final String name;
 
@@ -50,7 +47,7 @@ public class FramedColdStore implements ColdStore
         this.name = name;
         this.blobs = blobs;
         this.options = options;
-        this.inFlight = new Semaphore(options.maxConcurrency());
+        this.retrier = new Retrier(name, options, metrics);
         AtomicInteger threads = new AtomicInteger();
         this.partUploader = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "cold-store-" + name + "-part-" + threads.incrementAndGet());
@@ -101,46 +98,15 @@ public class FramedColdStore implements ColdStore
 
     // ---------------------------------------------------------------- writes
 
-    /** Sequential source of the bytes of one object. */
-    private interface Source
-    {
-        long length();
-
-        /** Starts again from the first byte (to rewrite an object whose write was lost). */
-        void rewind() throws IOException;
-
-        /** Fills dst completely with the next bytes. */
-        void next(ByteBuffer dst) throws IOException;
-    }
-
     @Override
     public ObjectInfo put(String key, Path file) throws IOException
     {
         checkKey(key);
         if (file == null)
             throw new IllegalArgumentException("file must not be null");
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ))
+        try (ObjectSource.OfFile src = new ObjectSource.OfFile(file, key))
         {
-            long size = ch.size();
-            return put(key, new Source()
-            {
-                public long length()
-                {
-                    return size;
-                }
-
-                public void rewind() throws IOException
-                {
-                    ch.position(0);
-                }
-
-                public void next(ByteBuffer dst) throws IOException
-                {
-                    while (dst.hasRemaining())
-                        if (ch.read(dst) < 0)
-                            throw new ColdStoreException("file " + file + " shrank while uploading " + key);
-                }
-            });
+            return put(key, src);
         }
     }
 
@@ -150,48 +116,10 @@ public class FramedColdStore implements ColdStore
         checkKey(key);
         if (buffers == null)
             throw new IllegalArgumentException("buffers must not be null");
-        long total = 0;
-        for (ByteBuffer b : buffers)
-            total += b.remaining();
-        long length = total;
-        return put(key, new Source()
-        {
-            final List<ByteBuffer> copies = new ArrayList<>(buffers.size());
-            int index;
-
-            {
-                rewind();
-            }
-
-            public long length()
-            {
-                return length;
-            }
-
-            public void rewind()
-            {
-                copies.clear();
-                for (ByteBuffer b : buffers)
-                    copies.add(b.duplicate());
-                index = 0;
-            }
-
-            public void next(ByteBuffer dst)
-            {
-                while (dst.hasRemaining())
-                {
-                    ByteBuffer b = copies.get(index);
-                    int n = Math.min(b.remaining(), dst.remaining());
-                    dst.put(b.slice(b.position(), n));
-                    b.position(b.position() + n);
-                    if (!b.hasRemaining())
-                        index++;
-                }
-            }
-        });
+        return put(key, new ObjectSource.OfBuffers(buffers));
     }
 
-    private ObjectInfo put(String key, Source src) throws IOException
+    private ObjectInfo put(String key, ObjectSource src) throws IOException
     {
         long start = System.nanoTime();
         boolean ok = false;
@@ -226,14 +154,14 @@ public class FramedColdStore implements ColdStore
         }
     }
 
-    private void writeOnce(String key, Source src, long length) throws IOException
+    private void writeOnce(String key, ObjectSource src, long length) throws IOException
     {
         int tag = FramedFormat.keyTag(key);
         CRC32C whole = new CRC32C();
         if (length <= options.multipartThreshold())
         {
             ByteBuffer framed = frame(src, tag, 0, (int) length, true, whole, length);
-            retry("put " + key, false, () -> {
+            retrier.retry("put " + key, false, () -> {
                 blobs.put(key, framed.duplicate());
                 return null;
             });
@@ -245,7 +173,7 @@ public class FramedColdStore implements ColdStore
     }
 
     /** Frames dataLen bytes of src starting at block firstBlock; updates whole; appends the footer if last. */
-    private static ByteBuffer frame(Source src, int tag, long firstBlock, int dataLen, boolean last, CRC32C whole,
+    private static ByteBuffer frame(ObjectSource src, int tag, long firstBlock, int dataLen, boolean last, CRC32C whole,
                                     long totalLength) throws IOException
     {
         ByteBuffer out = ByteBuffer.allocate((int) FramedFormat.framedLength(dataLen, last));
@@ -265,11 +193,16 @@ public class FramedColdStore implements ColdStore
         return out.flip();
     }
 
-    private void putMultipart(String key, Source src, int tag, CRC32C whole, long length) throws IOException
+    private void putMultipart(String key, ObjectSource src, int tag, CRC32C whole, long length) throws IOException
     {
-        BlobStore.MultipartUpload upload = retry("start multipart " + key, false, () -> blobs.startMultipart(key));
+        BlobStore.MultipartUpload upload = retrier.retry("start multipart " + key, false,
+                                                         () -> blobs.startMultipart(key));
         int partSize = options.partSize();
-        int parts = (int) ((length + partSize - 1) / partSize);
+        long partCount = (length + partSize - 1) / partSize;
+        if (partCount > MAX_PARTS)
+            throw new IllegalArgumentException("object " + key + " of " + length + " bytes needs " + partCount
+                                               + " parts of " + partSize + " bytes; S3 allows " + MAX_PARTS);
+        int parts = (int) partCount;
         Semaphore window = new Semaphore(options.partParallelism());
         List<Future<?>> futures = new ArrayList<>(parts);
         boolean done = false;
@@ -297,7 +230,7 @@ public class FramedColdStore implements ColdStore
                 futures.add(partUploader.submit(() -> {
                     try
                     {
-                        return retry("upload part " + partNumber + " of " + key, false, () -> {
+                        return retrier.retry("upload part " + partNumber + " of " + key, false, () -> {
                             upload.uploadPart(partNumber, framed.duplicate());
                             return null;
                         });
@@ -312,7 +245,7 @@ public class FramedColdStore implements ColdStore
                 f.get();
             try
             {
-                retry("complete multipart " + key, false, () -> {
+                retrier.retry("complete multipart " + key, false, () -> {
                     upload.complete(parts);
                     return null;
                 });
@@ -363,7 +296,7 @@ public class FramedColdStore implements ColdStore
     /** True if the object is there with the expected stored length. */
     private boolean verifyPut(String key, long stored) throws IOException
     {
-        OptionalLong actual = retry("head " + key, false, () -> blobs.head(key));
+        OptionalLong actual = retrier.retry("head " + key, false, () -> blobs.head(key));
         return actual.isPresent() && actual.getAsLong() == stored;
     }
 
@@ -385,8 +318,11 @@ public class FramedColdStore implements ColdStore
             long firstBlock = offset / FramedFormat.BLOCK_SIZE;
             long lastBlock = length == 0 ? firstBlock : (offset + length - 1) / FramedFormat.BLOCK_SIZE;
             long storedOffset = firstBlock * FramedFormat.FRAME_SIZE;
-            int storedLen = (int) Math.min(Integer.MAX_VALUE, (lastBlock - firstBlock + 1) * FramedFormat.FRAME_SIZE);
-            ByteBuffer result = retry("read " + key + " [" + offset + ", +" + length + ")", true, () -> {
+            long extent = (lastBlock - firstBlock + 1) * FramedFormat.FRAME_SIZE;
+            if (extent > Integer.MAX_VALUE - 16)
+                throw new IllegalArgumentException("length " + length + " is too large for one ranged read");
+            int storedLen = (int) extent;
+            ByteBuffer result = retrier.retry("read " + key + " [" + offset + ", +" + length + ")", true, () -> {
                 BlobStore.RangeResult r = blobs.get(key, storedOffset, storedLen);
                 long dataLength = FramedFormat.checkedDataLength(key, r.objectLength());
                 if (offset + length > dataLength)
@@ -424,7 +360,7 @@ public class FramedColdStore implements ColdStore
         boolean ok = false;
         try
         {
-            ByteBuffer result = retry("read " + key, true, () -> {
+            ByteBuffer result = retrier.retry("read " + key, true, () -> {
                 BlobStore.RangeResult r = blobs.getAll(key);
                 ByteBuffer stored = r.data();
                 if (stored.remaining() != r.objectLength())
@@ -461,7 +397,7 @@ public class FramedColdStore implements ColdStore
         boolean ok = false;
         try
         {
-            OptionalLong stored = retry("head " + key, false, () -> blobs.head(key));
+            OptionalLong stored = retrier.retry("head " + key, false, () -> blobs.head(key));
             Optional<ObjectInfo> info = Optional.empty();
             if (stored.isPresent())
                 info = Optional.of(new ObjectInfo(key, FramedFormat.checkedDataLength(key, stored.getAsLong()),
@@ -483,7 +419,7 @@ public class FramedColdStore implements ColdStore
         boolean ok = false;
         try
         {
-            retry("delete " + key, false, () -> {
+            retrier.retry("delete " + key, false, () -> {
                 blobs.delete(key);
                 return null;
             });
@@ -504,7 +440,7 @@ public class FramedColdStore implements ColdStore
         boolean ok = false;
         try
         {
-            List<BlobStore.Entry> entries = retry("list " + prefix, false, () -> blobs.list(prefix));
+            List<BlobStore.Entry> entries = retrier.retry("list " + prefix, false, () -> blobs.list(prefix));
             List<ObjectInfo> infos = new ArrayList<>(entries.size());
             for (BlobStore.Entry e : entries)
                 infos.add(new ObjectInfo(e.key(), FramedFormat.dataLength(e.storedLength()), e.storedLength()));
@@ -514,80 +450,6 @@ public class FramedColdStore implements ColdStore
         finally
         {
             metrics.record(Op.LIST, start, ok);
-        }
-    }
-
-    // ---------------------------------------------------------------- retries
-
-    private interface Attempt<T>
-    {
-        T run() throws IOException;
-    }
-
-    /**
-     * Runs attempt under a concurrency permit, retrying transient failures (and, for reads, corruption: a bit
-     * flipped in transit passes on retry, corruption at rest does not) up to maxAttempts with exponential
-     * backoff and full jitter. Not-found, bad arguments and other errors are not retried.
-     */
-    private <T> T retry(String what, boolean retryCorrupt, Attempt<T> attempt) throws IOException
-    {
-        for (int n = 1; ; n++)
-        {
-            try
-            {
-                inFlight.acquire();
-            }
-            catch (InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted: " + what);
-            }
-            try
-            {
-                metrics.requests.increment();
-                return attempt.run();
-            }
-            catch (TransientColdStoreException | CorruptObjectException e)
-            {
-                boolean corrupt = e instanceof CorruptObjectException;
-                if (corrupt)
-                    metrics.corruptionDetected.increment();
-                if (e instanceof TransientColdStoreException t && t.throttled())
-                    metrics.throttled.increment();
-                if (corrupt && !retryCorrupt)
-                    throw e;
-                // Corruption in transit passes on a retry or two; corruption at rest never does.
-                int limit = corrupt ? Math.min(options.maxAttempts(), MAX_CORRUPT_ATTEMPTS) : options.maxAttempts();
-                if (n >= limit)
-                {
-                    logger.warn("Cold store {}: {} failed after {} attempts: {}", name, what, n, e.getMessage());
-                    if (corrupt)
-                        throw e;
-                    throw new ColdStoreException(what + " failed after " + n + " attempts: " + e.getMessage(), e);
-                }
-                metrics.retries.increment();
-                logger.debug("Cold store {}: retrying {} (attempt {}): {}", name, what, n, e.getMessage());
-            }
-            finally
-            {
-                inFlight.release();
-            }
-            backoff(what, n);
-        }
-    }
-
-    private void backoff(String what, int attempt) throws InterruptedIOException
-    {
-        long cap = Math.min(options.maxBackoff().toNanos(), options.baseBackoff().toNanos() << Math.min(20, attempt - 1));
-        long nanos = cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1);
-        try
-        {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        }
-        catch (InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while retrying " + what);
         }
     }
 
