@@ -44,8 +44,13 @@ public final class StripeStateMachine
         StripeStore.Outcome created = store.create(planned);
         if (created == StripeStore.Outcome.CONFLICT)
             throw new IllegalStateException("stripe " + planned.id() + " exists with another plan");
-        logger.info("stripe {} planned: k={} m={} codec={} code_length={} members={} parity={}", planned.id(), planned.k(),
-                    planned.m(), planned.codecId(), planned.codeLength(), planned.members(), planned.parityNodes());
+        if (created == StripeStore.Outcome.APPLIED)
+        {
+            long real = planned.members().stream().mapToLong(StripeFormer.Member::realBytes).sum();
+            long virtual = planned.members().stream().filter(StripeFormer.Member::isVirtual).count();
+            logger.info("stripe {} planned: codec={} code_length={} real_bytes={} virtual_chunks={} parity={}", planned.id(),
+                        planned.codecId(), planned.codeLength(), real, virtual, planned.parityNodes());
+        }
         return drive(planned.id(), true);
     }
 

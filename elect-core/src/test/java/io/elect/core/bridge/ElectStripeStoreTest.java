@@ -43,7 +43,7 @@ class ElectStripeStoreTest
         Path base = Paths.get("target", "elect-stripes-node-" + ProcessHandle.current().pid()).toAbsolutePath();
         Files.createDirectories(base);
         System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-stripes-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-trees-logback.xml").toAbsolutePath().toString());
+        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-stripes-logback.xml").toAbsolutePath().toString());
         System.setProperty("cassandra.storagedir", base.toString());
         System.setProperty("cassandra.logdir", base.toString());
         System.setProperty("cassandra-foreground", "yes");

@@ -60,6 +60,22 @@ public final class StripeStoreContract
      */
     public static void crashRecovery(Supplier<StripeStore> stores, long seed, int runs)
     {
+        // Hundreds of stripes, each logging one INFO line per transition: keep the test output readable.
+        ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.elect.core.transition");
+        ch.qos.logback.classic.Level before = log.getLevel();
+        log.setLevel(ch.qos.logback.classic.Level.WARN);
+        try
+        {
+            crashRuns(stores, seed, runs);
+        }
+        finally
+        {
+            log.setLevel(before);
+        }
+    }
+
+    private static void crashRuns(Supplier<StripeStore> stores, long seed, int runs)
+    {
         System.out.println("crash-point runs, seed=" + seed + " (rerun with -Delect.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         int committedRuns = 0, rolledBackRuns = 0;

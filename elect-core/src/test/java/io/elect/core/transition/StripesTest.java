@@ -162,4 +162,27 @@ class StripesTest
             }
         }
     }
+
+    @Test
+    void plannerProducesRecordsWithPlacedParity()
+    {
+        StripePlanner planner = new StripePlanner(2, 1, "rs-cauchy-gf8-11d:k=2:m=1", 4096, 1_000);
+        List<Candidate> pending = List.of(new Candidate("10.0.0.1", "a", 100, 0), new Candidate("10.0.0.2", "b", 5000, 0),
+                                          new Candidate("10.0.0.3", "c", 10, 0));
+        StripePlanner.Round round = planner.plan(pending, ring(3, 0), 10);
+        assertEquals(1, round.planned().size());
+        StripeRecord r = round.planned().get(0);
+        assertEquals(StripeState.PLANNED, r.state());
+        assertEquals(8192, r.codeLength());
+        assertEquals(List.of("10.0.0.3"), r.parityNodes(), "the only node without a data chunk");
+        assertEquals(List.of("c"), round.leftover().stream().map(Candidate::sstable).collect(Collectors.toList()));
+        // Later, c fills a stripe with a virtual chunk; a 2-node ring could not place its parity: nothing planned.
+        StripePlanner.Round later = planner.plan(round.leftover(), ring(3, 0), 2_000);
+        assertEquals(1, later.planned().size());
+        assertTrue(later.planned().get(0).members().get(1).isVirtual());
+        // A 2-node ring: {a, b} cannot get a third node for parity; c's node left the ring. Nothing planned.
+        StripePlanner.Round tiny = planner.plan(pending, ring(2, 0), 2_000);
+        assertTrue(tiny.planned().isEmpty());
+        assertEquals(3, tiny.leftover().size());
+    }
 }
