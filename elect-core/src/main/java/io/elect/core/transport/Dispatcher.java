@@ -13,10 +13,14 @@ import java.util.function.Consumer;
 
 /**
  * The server side shared by the transports: runs a REQUEST's handler on a bounded pool (never on a network thread) and
- * answers with a RESPONSE, or an ERROR carrying the handler's message (UTF-8) or "unknown verb N".
+ * answers with a RESPONSE, or an ERROR carrying the handler's message (UTF-8), "unknown verb N", or "overloaded" when
+ * {@value #QUEUE} requests already wait (so a flood cannot exhaust the heap; the request fails with REMOTE_ERROR and its
+ * caller retries later, at its own level).
  */
 final class Dispatcher
 {
+    static final int QUEUE = 1024;
+
     private final Map<Integer, RequestHandler> handlers = new ConcurrentHashMap<>();
     private final TransportMetrics metrics;
     private final ExecutorService executor;
@@ -25,7 +29,7 @@ final class Dispatcher
     {
         this.metrics = metrics;
         AtomicInteger n = new AtomicInteger();
-        this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, name + "-handler-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
@@ -49,7 +53,12 @@ final class Dispatcher
         }
         catch (RejectedExecutionException e)
         {
-            // closed: the caller times out and retries elsewhere
+            if (!executor.isShutdown())
+            {
+                metrics.handlerErrors.incrementAndGet();
+                reply.accept(error(request, "overloaded: " + QUEUE + " requests queued"));
+            }
+            // else closed: the caller times out
         }
     }
 

@@ -258,4 +258,36 @@ abstract class TransportContract
         System.out.println("faults: " + c.droppedRequests + " dropped, " + c.droppedResponses + " lost responses, "
                            + c.corruptedFrames + " corrupt, " + c.delayed + " delayed; client " + c.metrics());
     }
+
+    /** A flood beyond the handler queue is answered "overloaded" instead of queueing without bound; then all is well. */
+    @Test
+    void overloadIsRefusedNotQueuedWithoutBound() throws Exception
+    {
+        Transport s = server();
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        s.register(SLOW_ONCE, p -> { gate.await(); return p; });
+        Transport c = open(new TransportOptions(1 << 20, 20_000, 0, 1), PeerLiveness.ALWAYS);
+        List<CompletableFuture<byte[]>> got = new ArrayList<>();
+        for (int i = 0; i < Dispatcher.QUEUE + 100; i++)
+            got.add(c.request(s.localPeer(), SLOW_ONCE, new byte[]{ (byte) i }));
+        eventually("overload refusals", () -> got.stream().filter(CompletableFuture::isCompletedExceptionally).count() >= 90);
+        gate.countDown();
+        int ok = 0, refused = 0;
+        for (CompletableFuture<byte[]> f : got)
+        {
+            try
+            {
+                f.get(20, TimeUnit.SECONDS);
+                ok++;
+            }
+            catch (ExecutionException e)
+            {
+                assertTrue(e.getCause().getMessage().contains("overloaded"), e.getCause().toString());
+                refused++;
+            }
+        }
+        assertEquals(Dispatcher.QUEUE + 100, ok + refused);
+        assertTrue(ok >= Dispatcher.QUEUE && refused >= 90, ok + " served, " + refused + " refused");
+        assertArrayEquals(new byte[]{ 5 }, get(c.request(s.localPeer(), ECHO, new byte[]{ 5 })));
+    }
 }
