@@ -14,20 +14,31 @@ import io.elect.offload.CorruptObjectException;
  */
 public final class ColdRangeSource extends ChunkedRemoteSource
 {
-    private final ColdStore store;
-    private final String storeName;
+    /** Finds the store at read time, so an SSTable can be opened before its store is configured. */
+    @FunctionalInterface
+    public interface StoreResolver
+    {
+        ColdStore resolve() throws IOException;
+    }
+
+    private final StoreResolver store;
     private final String key;
 
     public ColdRangeSource(ColdStore store, String storeName, String key, ChunkChecksums checksums,
                            TieredChunkCache cache, SourceCounters counters)
     {
-        super(checksums, cache, counters, "cold:" + storeName + "/" + key);
+        this(() -> store, storeName, key, checksums, cache, counters);
         if (store == null)
             throw new IllegalArgumentException("store must not be null");
+    }
+
+    public ColdRangeSource(StoreResolver store, String storeName, String key, ChunkChecksums checksums,
+                           TieredChunkCache cache, SourceCounters counters)
+    {
+        super(checksums, cache, counters, "cold:" + storeName + "/" + key);
         if (key == null || key.isEmpty())
             throw new IllegalArgumentException("key must not be empty");
         this.store = store;
-        this.storeName = storeName;
         this.key = key;
     }
 
@@ -51,7 +62,7 @@ public final class ColdRangeSource extends ChunkedRemoteSource
         ByteBuffer buf;
         try
         {
-            buf = store.read(key, start, len);
+            buf = store.resolve().read(key, start, len);
         }
         catch (CorruptObjectException e)
         {

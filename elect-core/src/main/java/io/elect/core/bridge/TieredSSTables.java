@@ -1,0 +1,475 @@
+package io.elect.core.bridge;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.apache.cassandra.cache.ChunkCache;
+import org.apache.cassandra.config.DatabaseDescriptor;
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.compaction.OperationType;
+import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
+import org.apache.cassandra.io.sstable.Component;
+import org.apache.cassandra.io.sstable.Descriptor;
+import org.apache.cassandra.io.sstable.format.SSTableFormat;
+import org.apache.cassandra.io.sstable.format.SSTableFormat.Components;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.io.sstable.format.TOCComponent;
+import org.apache.cassandra.io.sstable.format.Version;
+import org.apache.cassandra.io.sstable.format.big.BigFormat;
+import org.apache.cassandra.io.util.File;
+import org.apache.cassandra.io.util.FileHandle;
+
+import io.elect.coding.ErasureCoder;
+import io.elect.coding.ErasureCoders;
+import io.elect.core.tiered.ByteRangeSource;
+import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.tiered.ColdRangeSource;
+import io.elect.core.tiered.DecodedRangeSource;
+import io.elect.core.tiered.LocatorMemberReader;
+import io.elect.core.tiered.SourceCounters;
+import io.elect.core.tiered.StripeLayout;
+import io.elect.core.tiered.TieredChunkCache;
+import io.elect.core.tiered.TieredSidecar;
+import io.elect.offload.ColdStore;
+
+/**
+ * Tiered SSTables: switching a live SSTable's data component between LOCAL (a plain BIG SSTable), COLD (an object of
+ * the cold tier) and DECODED (reconstructed from its stripe), and the runtime the {@code electtiered} format reads
+ * through (cold stores by name, the shared chunk cache, counters).
+ *
+ * <p>Switching builds a second SSTable beside the original: same version and id-less components (Index, Filter,
+ * CompressionInfo, CRC, Digest hard-linked; Statistics and Summary copied because Cassandra rewrites them in place),
+ * a new Data.db (0-byte placeholder when tiered, the downloaded bytes when rehydrated), a sidecar naming the source,
+ * and a TOC; then swaps it for the original in ONE tracker transaction. Readers therefore see either the original
+ * or the replacement, each complete; reads in flight keep the original's files until they release it. The
+ * original is held (marked compacting) for the whole switch, so compaction cannot take it meanwhile, and its
+ * local data bytes are deleted when the transaction obsoletes it.
+ *
+ * <p>Stores must be registered ({@link #registerStore}) before a tiered SSTable is READ; opening does not need them.
+ */
+public final class TieredSSTables
+{
+    private static final Logger logger = LoggerFactory.getLogger(TieredSSTables.class);
+
+    /** DO NOT CHANGE: the SSTable format name in every file name of a tiered SSTable. */
+    public static final String FORMAT_NAME = "electtiered";
+    /** DO NOT CHANGE: the sidecar component (docs/formats/tiered-sidecar.md). */
+    public static final String SIDECAR_NAME = "Tiered.txt";
+    public static final String CACHE_BYTES_PROPERTY = "elect.tiered.cache_bytes";
+
+    private static final Map<String, ColdStore> stores = new ConcurrentHashMap<>();
+    private static final Map<String, ErasureCoder> coders = new ConcurrentHashMap<>();
+    private static final TieredChunkCache cache = new TieredChunkCache(Long.getLong(CACHE_BYTES_PROPERTY, 64L << 20));
+    private static final SourceCounters coldCounters = new SourceCounters();
+    private static final SourceCounters decodedCounters = new SourceCounters();
+    private static final LocatorMemberReader members = new LocatorMemberReader(stores::get);
+    private static volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
+
+    private TieredSSTables()
+    {
+    }
+
+    // ------------------------------------------------------------------ runtime
+
+    public static void registerStore(String name, ColdStore store)
+    {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]+"))
+            throw new IllegalArgumentException("store name must match [A-Za-z0-9_.-]+, got '" + name + "'");
+        stores.put(name, store);
+    }
+
+    public static Optional<ColdStore> store(String name)
+    {
+        return Optional.ofNullable(stores.get(name));
+    }
+
+    public static TieredChunkCache cache()
+    {
+        return cache;
+    }
+
+    public static SourceCounters coldCounters()
+    {
+        return coldCounters;
+    }
+
+    public static SourceCounters decodedCounters()
+    {
+        return decodedCounters;
+    }
+
+    /** Chunk size of checksums (and of cold/decoded fetches) for SSTables tiered from now on; a power of two. */
+    public static void setChunkSize(int bytes)
+    {
+        new ChunkChecksums(bytes, 0, new int[0]); // validates
+        chunkSize = bytes;
+    }
+
+    public static SSTableFormat<?, ?> format()
+    {
+        SSTableFormat<?, ?> f = DatabaseDescriptor.getSSTableFormats().get(FORMAT_NAME);
+        if (f == null)
+            throw new IllegalStateException("SSTable format " + FORMAT_NAME + " is not registered (is elect-core's "
+                                            + "META-INF/services listing on the classpath?)");
+        return f;
+    }
+
+    public static Component sidecarComponent(Descriptor desc)
+    {
+        return Component.parse(SIDECAR_NAME, desc.version.format);
+    }
+
+    static Path sidecarPath(Descriptor desc)
+    {
+        return desc.fileFor(sidecarComponent(desc)).toPath();
+    }
+
+    public static boolean hasSidecar(Descriptor desc)
+    {
+        return Files.exists(sidecarPath(desc));
+    }
+
+    public static TieredSidecar sidecar(Descriptor desc) throws IOException
+    {
+        return TieredSidecar.read(sidecarPath(desc));
+    }
+
+    public static boolean isTiered(SSTableReader reader)
+    {
+        return FORMAT_NAME.equals(reader.descriptor.version.format.name());
+    }
+
+    /** The source a tiered SSTable's data component is read from. */
+    public static ByteRangeSource openSource(Descriptor desc) throws IOException
+    {
+        TieredSidecar s = sidecar(desc);
+        if (s.source() == TieredSidecar.Source.COLD)
+        {
+            String name = s.coldStore();
+            return new ColdRangeSource(() -> {
+                ColdStore store = stores.get(name);
+                if (store == null)
+                    throw new IOException("no cold store named '" + name + "' is registered; cannot read " + desc);
+                return store;
+            }, name, s.coldKey(), s.checksums(), cache, coldCounters);
+        }
+        StripeLayout stripe = s.stripe();
+        ErasureCoder coder = coders.computeIfAbsent(stripe.k() + ":" + stripe.m(),
+                                                    km -> ErasureCoders.create(stripe.k(), stripe.m()));
+        return new DecodedRangeSource(stripe, s.self(), coder, members, s.checksums(), cache, decodedCounters);
+    }
+
+    /** Called by the format's loading builder: the data FileHandle builder of a tiered SSTable. */
+    public static FileHandle.Builder dataFileBuilder(Descriptor desc, int bufferSize, ChunkCache chunkCache)
+    {
+        try
+        {
+            ByteRangeSource source = openSource(desc);
+            logger.info("Opening tiered {} ({} bytes from {})", desc, source.length(), source.describe());
+            TieredFileHandleBuilder b = new TieredFileHandleBuilder(desc.fileFor(Components.DATA), source,
+                                                                    desc.version.hasMaxCompressedLength());
+            b.bufferSize(bufferSize);
+            b.withChunkCache(chunkCache);
+            return b;
+        }
+        catch (IOException e)
+        {
+            throw new UncheckedIOException("cannot open the tiered data source of " + desc, e);
+        }
+    }
+
+    /**
+     * Before Cassandra deletes a tiered SSTable's files: deletes the cold object it owns, unless another hard link
+     * of the sidecar exists (a snapshot or backup still references the object), and drops its cached chunks.
+     */
+    public static void beforeDelete(Descriptor desc)
+    {
+        Path path = sidecarPath(desc);
+        try
+        {
+            TieredSidecar s = TieredSidecar.read(path);
+            if (s.source() == TieredSidecar.Source.COLD)
+            {
+                cache.invalidate("cold:" + s.coldStore() + "/" + s.coldKey());
+                int links = (Integer) Files.getAttribute(path, "unix:nlink");
+                ColdStore store = stores.get(s.coldStore());
+                if (!s.owned() || links > 1)
+                    logger.info("Keeping cold object {} of deleted {} (owned={}, sidecar links={})", s.coldKey(), desc,
+                                s.owned(), links);
+                else if (store == null)
+                    logger.warn("Cold store '{}' not registered: cold object {} of deleted {} is left behind",
+                                s.coldStore(), s.coldKey(), desc);
+                else
+                {
+                    store.delete(s.coldKey());
+                    logger.info("Deleted cold object {} of {}", s.coldKey(), desc);
+                }
+            }
+            else
+            {
+                cache.invalidate("decoded:" + s.stripe().locators().get(s.self()));
+            }
+        }
+        catch (NoSuchFileException e)
+        {
+            // not tiered any more, or already deleted
+        }
+        catch (IOException | RuntimeException e)
+        {
+            logger.warn("Cleaning up the tiered source of {} failed; its cold object may be left behind", desc, e);
+        }
+    }
+
+    public static void afterDelete(Descriptor desc)
+    {
+        try
+        {
+            Files.deleteIfExists(sidecarPath(desc));
+        }
+        catch (IOException e)
+        {
+            logger.warn("Cannot delete the sidecar of {}", desc, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ switching
+
+    /**
+     * LOCAL -> COLD: uploads the data component to store {@code storeName} and replaces the SSTable by a tiered one
+     * reading it by ranges. Returns the new live reader. The original's Data.db is deleted once unreferenced.
+     */
+    public static SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName) throws IOException
+    {
+        ColdStore store = stores.get(storeName);
+        if (store == null)
+            throw new IllegalArgumentException("storeName '" + storeName + "' is not a registered cold store");
+        requireLocal(orig);
+        long start = System.nanoTime();
+        try (LifecycleTransaction txn = acquire(cfs, orig))
+        {
+            Path data = orig.descriptor.fileFor(Components.DATA).toPath();
+            ChunkChecksums sums;
+            try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
+            {
+                sums = ChunkChecksums.compute(ch, chunkSize);
+            }
+            Descriptor desc = cfs.newSSTableDescriptor(orig.descriptor.directory,
+                                                       format().getVersion(orig.descriptor.version.version));
+            String key = "tiered/" + desc.ksname + "/" + desc.cfname + "/" + desc.id + "-Data.db";
+            long stored = store.put(key, data).length();
+            if (stored != sums.length())
+                throw new IOException("cold object " + key + " has " + stored + " bytes, expected " + sums.length());
+            SSTableReader fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null);
+            logger.info("Tiered {} -> COLD {} as {} ({} bytes, {} chunks) in {} ms", orig.descriptor, key, desc,
+                        sums.length(), sums.chunkCount(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            return fresh;
+        }
+    }
+
+    /**
+     * LOCAL -> DECODED: the SSTable's data component is member {@code self} of {@code stripe} (already encoded, its
+     * parity and other members reachable through their locators); the local bytes are dropped and reads reconstruct
+     * ranges from k other members. The local file is verified to have the member's length.
+     */
+    public static SSTableReader toDecoded(ColumnFamilyStore cfs, SSTableReader orig, StripeLayout stripe, int self)
+    throws IOException
+    {
+        requireLocal(orig);
+        long start = System.nanoTime();
+        try (LifecycleTransaction txn = acquire(cfs, orig))
+        {
+            Path data = orig.descriptor.fileFor(Components.DATA).toPath();
+            ChunkChecksums sums;
+            try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
+            {
+                sums = ChunkChecksums.compute(ch, chunkSize);
+            }
+            if (sums.length() != stripe.memberLength(self))
+                throw new IllegalArgumentException("stripe member " + self + " has " + stripe.memberLength(self)
+                                                   + " bytes but " + data + " has " + sums.length());
+            Descriptor desc = cfs.newSSTableDescriptor(orig.descriptor.directory,
+                                                       format().getVersion(orig.descriptor.version.version));
+            SSTableReader fresh = swap(cfs, txn, orig, desc, TieredSidecar.decoded(sums, stripe, self), null);
+            logger.info("Tiered {} -> DECODED member {} of stripe {} as {} ({} bytes) in {} ms", orig.descriptor, self,
+                        stripe.codecId(), desc, sums.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            return fresh;
+        }
+    }
+
+    /**
+     * COLD/DECODED -> LOCAL (rehydrate): downloads (or reconstructs) the whole data component, verified chunk by
+     * chunk, into a plain BIG SSTable that replaces the tiered one. An owned cold object is deleted with the tiered
+     * SSTable, once no reader and no snapshot references it.
+     */
+    public static SSTableReader rehydrate(ColumnFamilyStore cfs, SSTableReader tiered) throws IOException
+    {
+        if (!isTiered(tiered))
+            throw new IllegalArgumentException("tiered must be an SSTable of format " + FORMAT_NAME + ": " + tiered);
+        long start = System.nanoTime();
+        try (LifecycleTransaction txn = acquire(cfs, tiered))
+        {
+            Version version = BigFormat.getInstance().getVersion(tiered.descriptor.version.version);
+            Descriptor desc = cfs.newSSTableDescriptor(tiered.descriptor.directory, version);
+            Path tmp = desc.fileFor(Components.DATA).toPath().resolveSibling(desc.fileFor(Components.DATA).name() + ".download");
+            long length;
+            try (ByteRangeSource source = openSource(tiered.descriptor);
+                 FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                                                    StandardOpenOption.TRUNCATE_EXISTING))
+            {
+                length = source.length();
+                ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+                for (long pos = 0; pos < length; )
+                {
+                    buf.clear().limit((int) Math.min(buf.capacity(), length - pos));
+                    source.read(pos, buf);
+                    buf.flip();
+                    while (buf.hasRemaining())
+                        pos += out.write(buf);
+                }
+                out.force(true);
+            }
+            SSTableReader fresh = swap(cfs, txn, tiered, desc, null, tmp);
+            logger.info("Rehydrated {} -> LOCAL {} ({} bytes) in {} ms", tiered.descriptor, desc, length,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            return fresh;
+        }
+    }
+
+    private static void requireLocal(SSTableReader orig)
+    {
+        if (isTiered(orig))
+            throw new IllegalArgumentException(orig + " is already tiered; rehydrate it first");
+        if (!BigFormat.is(orig.descriptor.version.format))
+            throw new IllegalArgumentException("only BIG SSTables can be tiered, got " + orig.descriptor.version.format.name());
+    }
+
+    /** The original, held against compaction; waits (up to 60 s) while a compaction holds it. */
+    private static LifecycleTransaction acquire(ColumnFamilyStore cfs, SSTableReader orig) throws IOException
+    {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true)
+        {
+            if (!cfs.getLiveSSTables().contains(orig))
+                throw new IOException(orig + " is no longer live (compacted or already switched)");
+            LifecycleTransaction txn = cfs.getTracker().tryModify(orig, OperationType.UNKNOWN);
+            if (txn != null)
+                return txn;
+            if (System.nanoTime() > deadline)
+                throw new IOException(orig + " stayed busy (compacting) for 60 s");
+            try
+            {
+                Thread.sleep(50);
+            }
+            catch (InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for " + orig, e);
+            }
+        }
+    }
+
+    /**
+     * Writes the replacement's components, opens it and swaps it for orig in txn. Exactly one of sidecar (tiered
+     * replacement, placeholder Data.db) and dataFile (local replacement, moved into place) is non-null.
+     */
+    private static SSTableReader swap(ColumnFamilyStore cfs, LifecycleTransaction txn, SSTableReader orig, Descriptor desc,
+                                      TieredSidecar sidecar, Path dataFile) throws IOException
+    {
+        Set<Component> components = new LinkedHashSet<>();
+        try
+        {
+            for (Component c : orig.descriptor.discoverComponents())
+            {
+                if (c.equals(Components.DATA) || c.equals(Components.TOC) || c.name().equals(SIDECAR_NAME))
+                    continue;
+                Component target = Component.parse(c.name(), desc.version.format);
+                Path from = orig.descriptor.fileFor(c).toPath(), to = desc.fileFor(target).toPath();
+                if (c.equals(Components.STATS) || c.name().equals(BigFormat.Components.SUMMARY.name()))
+                    Files.copy(from, to, StandardCopyOption.COPY_ATTRIBUTES);
+                else
+                    Files.createLink(to, from);
+                components.add(target);
+            }
+            Path data = desc.fileFor(Components.DATA).toPath();
+            if (sidecar != null)
+            {
+                Files.createFile(data); // the placeholder: keeps Data.db-based bookkeeping (creation time) working
+                sidecar.write(sidecarPath(desc));
+                components.add(sidecarComponent(desc));
+            }
+            else
+            {
+                Files.move(dataFile, data, StandardCopyOption.ATOMIC_MOVE);
+            }
+            components.add(Components.DATA);
+            components.add(Components.TOC);
+            TOCComponent.rewriteTOC(desc, components);
+        }
+        catch (IOException | RuntimeException e)
+        {
+            deleteQuietly(desc, dataFile);
+            throw e;
+        }
+        SSTableReader fresh;
+        try
+        {
+            fresh = SSTableReader.open(cfs, desc);
+        }
+        catch (RuntimeException e)
+        {
+            deleteQuietly(desc, dataFile);
+            throw new IOException("cannot open the replacement " + desc + " of " + orig, e);
+        }
+        txn.trackNew(fresh);
+        txn.update(fresh, false);
+        txn.obsoleteOriginals();
+        txn.finish();
+        return fresh;
+    }
+
+    private static void deleteQuietly(Descriptor desc, Path dataFile)
+    {
+        try
+        {
+            for (Component c : desc.discoverComponents())
+                desc.fileFor(c).deleteIfExists();
+            Files.deleteIfExists(sidecarPath(desc));
+            if (dataFile != null)
+                Files.deleteIfExists(dataFile);
+        }
+        catch (IOException | RuntimeException e)
+        {
+            logger.warn("Cannot clean up the partial replacement {}", desc, e);
+        }
+    }
+
+    /** The live SSTable with this descriptor's id, if any (tests and tools). */
+    public static Optional<SSTableReader> live(ColumnFamilyStore cfs, Descriptor desc)
+    {
+        for (SSTableReader r : cfs.getLiveSSTables())
+            if (r.descriptor.equals(desc))
+                return Optional.of(r);
+        return Optional.empty();
+    }
+
+    static File dataFile(SSTableReader r)
+    {
+        return r.descriptor.fileFor(Components.DATA);
+    }
+}

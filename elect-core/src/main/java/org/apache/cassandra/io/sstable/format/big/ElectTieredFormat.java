@@ -1,0 +1,134 @@
+package org.apache.cassandra.io.sstable.format.big;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.cassandra.io.sstable.Component;
+import org.apache.cassandra.io.sstable.Descriptor;
+import org.apache.cassandra.io.sstable.SSTable;
+import org.apache.cassandra.io.sstable.format.AbstractSSTableFormat;
+import org.apache.cassandra.io.sstable.format.SSTableFormat;
+import org.apache.cassandra.io.sstable.format.SSTableReaderLoadingBuilder;
+import org.apache.cassandra.io.sstable.keycache.KeyCache;
+import org.apache.cassandra.io.sstable.metadata.StatsMetadata;
+import org.apache.cassandra.io.util.FileHandle;
+import org.apache.cassandra.schema.TableMetadataRef;
+
+import io.elect.core.bridge.TieredSSTables;
+
+/**
+ * ELECT's SSTable format for tiered data components: a BIG SSTable (same versions, same components, same readers)
+ * whose Data.db is a 0-byte placeholder and whose bytes come from the source named by its sidecar (cold tier or
+ * stripe reconstruction). It lives in Cassandra's package only because the BIG reader factory and loading builder
+ * it extends are package-private; all logic is in {@link TieredSSTables}. Registered through
+ * META-INF/services/org.apache.cassandra.io.sstable.format.SSTableFormat$Factory.
+ *
+ * <p>A format of its own is required, not just a different channel: on restart Cassandra deletes every component of
+ * a BIG SSTable whose Data.db is empty, and the format name in the file names routes loading back here.
+ */
+public class ElectTieredFormat extends BigFormat
+{
+    /** DO NOT CHANGE: persisted in every file name of a tiered SSTable. Lower-case letters only (Cassandra's rule). */
+    public static final String NAME = TieredSSTables.FORMAT_NAME;
+
+    private final TieredReaderFactory readerFactory = new TieredReaderFactory();
+
+    public ElectTieredFormat(Map<String, String> options)
+    {
+        super(options);
+        // BigFormat hard-codes its name and AbstractSSTableFormat.name is final: set ours.
+        try
+        {
+            Field f = AbstractSSTableFormat.class.getDeclaredField("name");
+            f.setAccessible(true);
+            f.set(this, NAME);
+        }
+        catch (ReflectiveOperationException e)
+        {
+            throw new IllegalStateException("cannot name the " + NAME + " SSTable format", e);
+        }
+    }
+
+    @Override
+    public BigTableReaderFactory getReaderFactory()
+    {
+        return readerFactory;
+    }
+
+    @Override
+    public void deleteOrphanedComponents(Descriptor descriptor, Set<Component> components)
+    {
+        // the placeholder Data.db is empty by design: only a tiered SSTable without its sidecar is orphaned
+        if (!TieredSSTables.hasSidecar(descriptor))
+            super.deleteOrphanedComponents(descriptor, components);
+    }
+
+    @Override
+    public void delete(Descriptor desc)
+    {
+        TieredSSTables.beforeDelete(desc);
+        super.delete(desc);
+        TieredSSTables.afterDelete(desc);
+    }
+
+    static final class TieredReaderFactory extends BigTableReaderFactory
+    {
+        @Override
+        public SSTableReaderLoadingBuilder<BigTableReader, BigTableReader.Builder> loadingBuilder(Descriptor descriptor,
+                                                                                                  TableMetadataRef tableMetadataRef,
+                                                                                                  Set<Component> components)
+        {
+            return new TieredLoadingBuilder(new SSTable.Builder<>(descriptor).setTableMetadataRef(tableMetadataRef)
+                                                                             .setComponents(components));
+        }
+    }
+
+    static final class TieredLoadingBuilder extends BigSSTableReaderLoadingBuilder
+    {
+        private FileHandle.Builder dataFileBuilder;
+
+        TieredLoadingBuilder(SSTable.Builder<?, ?> builder)
+        {
+            super(builder);
+        }
+
+        @Override
+        protected FileHandle.Builder dataFileBuilder(StatsMetadata statsMetadata)
+        {
+            if (dataFileBuilder == null)
+            {
+                long recordSize = statsMetadata.estimatedPartitionSize.percentile(ioOptions.diskOptimizationEstimatePercentile);
+                int bufferSize = ioOptions.diskOptimizationStrategy.bufferSize(recordSize);
+                dataFileBuilder = TieredSSTables.dataFileBuilder(descriptor, bufferSize, chunkCache);
+            }
+            return dataFileBuilder;
+        }
+
+        @Override
+        protected void openComponents(BigTableReader.Builder builder, SSTable.Owner owner, boolean validate, boolean online)
+        throws IOException
+        {
+            super.openComponents(builder, owner, validate, online);
+            // Cached index entries are tagged with the BIG format instance and asserted against the reader's format:
+            // tiered readers skip the key cache (the index stays local, so the cost is one index lookup per read).
+            builder.setKeyCache(KeyCache.NO_CACHE);
+        }
+    }
+
+    public static class Factory implements SSTableFormat.Factory
+    {
+        @Override
+        public String name()
+        {
+            return NAME;
+        }
+
+        @Override
+        public SSTableFormat<?, ?> getInstance(Map<String, String> options)
+        {
+            return new ElectTieredFormat(options);
+        }
+    }
+}
