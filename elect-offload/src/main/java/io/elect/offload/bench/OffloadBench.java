@@ -49,6 +49,7 @@ public final class OffloadBench
     /** case name -> samples (MB/s for throughput rows, ms per op for latency rows). */
     private final Map<String, Row> rows = new LinkedHashMap<>();
     private long s3proxyPid = -1;
+    private boolean warmingUp;
     private String loadBefore = "", loadAfter = "";
 
     private static final class Row
@@ -162,9 +163,12 @@ public final class OffloadBench
                                               new FramedColdStore("fs", fsBlobs, parallel) });
             try
             {
-                for (int rep = 0; rep < reps; rep++)
+                // Repetition -1 warms up both JVMs (JIT) and is not recorded: a node's cold store is long-lived.
+                for (int rep = -1; rep < reps; rep++)
                 {
-                    System.err.printf(Locale.ROOT, "offload bench: repetition %d of %d%n", rep + 1, reps);
+                    System.err.printf(Locale.ROOT, "offload bench: repetition %d of %d%s%n", rep + 1, reps,
+                                      rep < 0 ? " (warm-up, not recorded)" : "");
+                    warmingUp = rep < 0;
                     for (int size : sizes)
                     {
                         localCopy(files.get(size), size, rep);
@@ -191,11 +195,14 @@ public final class OffloadBench
         long c0 = cpuNow("local"), t0 = System.nanoTime();
         Files.copy(file, dst, StandardCopyOption.REPLACE_EXISTING);
         double secs = (System.nanoTime() - t0) / 1e9;
+        double cpuMs = cpuNow("local") - c0;
+        Files.delete(dst);
+        if (warmingUp)
+            return;
         Row r = row("local-file-copy", "copy", size);
         r.mbps.add(size / 1e6 / secs);
         r.latenciesMs.add(secs * 1000);
-        r.cpuMsPerMb.add((cpuNow("local") - c0) / (size / 1e6));
-        Files.delete(dst);
+        r.cpuMsPerMb.add(cpuMs / (size / 1e6));
     }
 
     /** put and get, one stream and PARALLEL streams (parallel parts for multipart objects, else callers). */
@@ -252,6 +259,8 @@ public final class OffloadBench
 
     private void record(String store, String op, int objectBytes, long bytes, long t0, long cpu0)
     {
+        if (warmingUp)
+            return;
         double secs = (System.nanoTime() - t0) / 1e9;
         Row r = row(store, op, objectBytes);
         r.mbps.add(bytes / 1e6 / secs);
@@ -269,8 +278,10 @@ public final class OffloadBench
         store.put(key, ByteBuffer.wrap(data));
         for (int len : new int[]{ 4096, 65536 })
         {
-            for (int i = 0; i < 20; i++)
+            for (int i = 0; i < (warmingUp ? rangedReads * 4 : 50); i++)
                 store.read(key, random.nextInt(size - len), len);
+            if (warmingUp)
+                continue;
             Row r = row(name, "ranged-read", len);
             long c0 = cpuNow(name), t0 = System.nanoTime();
             for (int i = 0; i < rangedReads; i++)
@@ -320,7 +331,8 @@ public final class OffloadBench
         StringBuilder sb = new StringBuilder();
         sb.append("## offload: cold tier throughput and ranged-read latency\n\n");
         sb.append("Command: `").append(command).append("`").append(quick ? " (quick mode)" : "").append(". ")
-          .append(reps).append(" interleaved repetitions; MB/s is the median over repetitions with the min-max ")
+          .append(reps).append(" interleaved repetitions after one unrecorded warm-up repetition (JIT of both ")
+          .append("JVMs; the warm-up also does ").append(4 * rangedReads).append(" ranged reads per size); MB/s is the median over repetitions with the min-max ")
           .append("spread; p50/p99 are over all operations (per object for put/get, per read for ranged reads: ")
           .append(rangedReads).append(" random 4 KiB and 64 KiB reads of a 64 MiB object per repetition). ")
           .append("`parallel` = ").append(PARALLEL).append(" objects at once, each uploaded with up to ")

@@ -124,6 +124,12 @@ public final class S3ProxyLauncher
         }
     }
 
+    /** start(runDir, port, credentials, "elect", 120 s). */
+    public static S3ProxyHandle start(Path runDir, int port, S3Credentials credentials) throws IOException
+    {
+        return start(runDir, port, credentials, "elect", Duration.ofSeconds(120));
+    }
+
     /**
      * Starts S3Proxy for runDir on 127.0.0.1:port (0: any free port) with these credentials, waits until it
      * answers and bucket exists, and returns its handle. The process keeps running after this JVM exits;
