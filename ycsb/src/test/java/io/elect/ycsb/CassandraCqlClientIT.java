@@ -185,6 +185,31 @@ class CassandraCqlClientIT
         }
     }
 
+    /**
+     * Token-aware routing needs the driver's token map and point statements whose partition key is a bind marker
+     * (then a bound statement carries its routing key); the scan binds token(?), so it has no routing key.
+     */
+    @Test
+    void pointStatementsAreRoutable()
+    {
+        assertTrue(session.getMetadata().getTokenMap().isPresent(), "driver token map");
+        for (String cql : List.of(CqlStatements.read("ycsb", "usertable", null),
+                                  CqlStatements.insert("ycsb", "usertable", List.of("field0")),
+                                  CqlStatements.delete("ycsb", "usertable")))
+        {
+            var ps = session.prepare(cql);
+            assertEquals(List.of(0), ps.getPartitionKeyIndices(), cql);
+            var bound = ps.bind().setString(0, KeyNames.electKey(1));
+            assertNotNull(bound.getRoutingKey(), cql);
+            assertTrue(session.getMetadata().getTokenMap().get()
+                              .getReplicas("ycsb", bound.getRoutingKey()).size() == 1, cql);
+        }
+        var update = session.prepare(CqlStatements.update("ycsb", "usertable", List.of("field0")));
+        assertEquals(List.of(1), update.getPartitionKeyIndices());
+        var scan = session.prepare(CqlStatements.scan("ycsb", "usertable", null));
+        assertTrue(scan.getPartitionKeyIndices().isEmpty(), "a token-range scan has no routing key");
+    }
+
     /** RF is 1, so level TWO is unavailable: an operation fails exactly when its configured level is TWO. */
     @Test
     void consistencyLevelsAreApplied() throws Exception
