@@ -89,7 +89,7 @@ def main():
         results = {}
         for name, table, extra in TABLES:
             sh(os.path.join(HOME, "scripts", "ycsb"), "create-table", "--table", table, "--rf", "3", "--drop",
-               "--hosts", "127.0.0.1", "--no-build", *extra, capture=True)
+               "--hosts", "127.0.0.1", *extra, capture=True)
         for name, table, _ in TABLES:
             log(f"loading {a.records} records into ycsb.{table} ({name}) at write CL ALL")
             load = ycsb("load", table, hosts, ["a", "--records", str(a.records), "--threads", str(a.threads),
