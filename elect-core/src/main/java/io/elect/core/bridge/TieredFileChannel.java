@@ -9,6 +9,9 @@ import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.elect.core.tiered.ByteRangeSource;
 
 /**
@@ -20,6 +23,8 @@ import io.elect.core.tiered.ByteRangeSource;
  */
 final class TieredFileChannel extends FileChannel
 {
+    private static final Logger logger = LoggerFactory.getLogger(TieredFileChannel.class);
+
     private final ByteRangeSource source;
     private long position;
 
@@ -43,8 +48,9 @@ final class TieredFileChannel extends FileChannel
         {
             source.read(pos, slice);
         }
-        catch (IOException e)
+        catch (IOException | RuntimeException e)
         {
+            logger.warn("Read of bytes {}..{} of {} failed", pos, pos + n, source.describe(), e);
             throw new TieredReadException("reading bytes " + pos + ".." + (pos + n) + " of " + source.describe()
                                           + " failed: " + e.getMessage(), e);
         }

@@ -275,7 +275,23 @@ public final class TieredSSTables
             long stored = store.put(key, data).length();
             if (stored != sums.length())
                 throw new IOException("cold object " + key + " has " + stored + " bytes, expected " + sums.length());
-            SSTableReader fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null);
+            SSTableReader fresh;
+            try
+            {
+                fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                try
+                {
+                    store.delete(key); // nothing references it: the switch did not happen
+                }
+                catch (IOException | RuntimeException suppressed)
+                {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
             logger.info("Tiered {} -> COLD {} as {} ({} bytes, {} chunks) in {} ms", orig.descriptor, key, desc,
                         sums.length(), sums.chunkCount(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             return fresh;

@@ -94,7 +94,10 @@ final class TieredNodeSupport
         for (int i = 0; i < tablesAndCompression.length; i += 2)
             s.execute("CREATE TABLE IF NOT EXISTS " + KS + "." + tablesAndCompression[i]
                       + " (key text PRIMARY KEY, field0 blob) WITH compression = " + tablesAndCompression[i + 1]
-                      + " AND read_repair = 'NONE'");
+                      + " AND read_repair = 'NONE'"
+                      // no background compaction, persistently (also during the next start-up): the tests decide
+                      // which SSTable is where; compaction would merge tiered SSTables into a new local one
+                      + " AND compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}");
     }
 
     /**
