@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class DifferentialTest
 {
-    private static final int ROUNDS = 120;
+    private static final int ROUNDS = 400;
 
     /** Random shape: mostly small codes, sometimes wide ones; lengths cover tails (len % 8 != 0) and 0. */
     private static int[] shape(Random r)

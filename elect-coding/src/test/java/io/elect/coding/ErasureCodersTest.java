@@ -26,6 +26,22 @@ class ErasureCodersTest
     }
 
     @Test
+    void allocateAlignedGivesAlignedDirectBuffersOfTheSize()
+    {
+        for (int size : new int[]{ 0, 1, 100, 65536 })
+        {
+            ByteBuffer b = ErasureCoders.allocateAligned(size);
+            assertTrue(b.isDirect());
+            assertEquals(size, b.capacity());
+            assertEquals(size, b.limit());
+            assertEquals(0, b.position());
+            if (size > 0)
+                assertEquals(0, b.alignmentOffset(0, ErasureCoders.ALIGNMENT));
+        }
+        assertThrows(IllegalArgumentException.class, () -> ErasureCoders.allocateAligned(-1));
+    }
+
+    @Test
     void unknownBackendAndBadShapeAreRejected()
     {
         assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(4, 2, "vandermonde"));

@@ -29,7 +29,7 @@ import org.openjdk.jmh.runner.IterationType;
  * JMH benchmark of every backend (run by scripts/bench.d/coding, never by mvn verify: it is not a *Test).
  * Throughput in operations per second; the suite converts it to GB/s of data bytes: k * chunk for encode and
  * reconstruct (m data chunks erased, rebuilt from the other k), chunk for update (one delta applied to m parity).
- * Buffers are direct, as in production, and allocated once; every call covers the whole chunk.
+ * Buffers are direct and 64-byte aligned ({@link ErasureCoders#allocateAligned}), allocated once; every call covers the whole chunk.
  *
  * <p>Besides JMH's wall-clock throughput, each measured iteration appends the benchmark thread's CPU time and
  * operation count to the file named by {@value #CPU_OUT} (JSON lines), when set: on a shared, overloaded VM
@@ -84,7 +84,7 @@ public class CodingBenchmark
         for (int i = 0; i < k; i++)
             data[i] = randomDirect(random, chunkBytes);
         for (int j = 0; j < m; j++)
-            parity[j] = ByteBuffer.allocateDirect(chunkBytes);
+            parity[j] = ErasureCoders.allocateAligned(chunkBytes);
         coder.encode(data, parity, 0, chunkBytes);
         chunks = new ByteBuffer[k + m];
         System.arraycopy(data, 0, chunks, 0, k);
@@ -94,7 +94,7 @@ public class CodingBenchmark
         for (int e = 0; e < m; e++)
         {
             erased[e] = e;
-            chunks[e] = ByteBuffer.allocateDirect(chunkBytes);
+            chunks[e] = ErasureCoders.allocateAligned(chunkBytes);
         }
         delta = randomDirect(random, chunkBytes);
         if (!warmedUp)
@@ -143,7 +143,7 @@ public class CodingBenchmark
     {
         byte[] bytes = new byte[size];
         random.nextBytes(bytes);
-        return ByteBuffer.allocateDirect(size).put(bytes).clear();
+        return ErasureCoders.allocateAligned(size).put(bytes).clear();
     }
 
     @Benchmark
