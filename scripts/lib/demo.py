@@ -7,6 +7,7 @@ side by side (same keyspace, RF=3, same leveled settings), loads the same YCSB d
 throughput and bytes per node and tier, and stops everything (also on Ctrl-C or failure).
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -56,10 +57,28 @@ def dir_bytes(path):
 
 
 def table_bytes(node, table):
-    base = os.path.join(CLUSTER, f"node{node}", "data", "data", "ycsb")
+    base = os.path.join(CLUSTER, f"node{node}", "data", "ycsb")
     if not os.path.isdir(base):
         return 0
     return sum(dir_bytes(os.path.join(base, d)) for d in os.listdir(base) if d.startswith(table + "-"))
+
+
+def role_bytes(node, table):
+    """(primary, secondary) live SSTable bytes of an ELECT table on one node, from electtool tables --json."""
+    r = subprocess.run([os.path.join(HOME, "bin", "electtool"), "-p", str(7199 + 100 * (node - 1)), "tables", "--json",
+                        f"ycsb.{table}"], cwd=HOME, text=True, capture_output=True)
+    if r.returncode != 0:
+        return None
+    doc = json.loads(r.stdout)
+    primary = secondary = 0
+    for t in doc.get("tables", []):
+        for role in t.get("roles", []):
+            b = sum(level.get("bytes", 0) for level in role.get("levels", []))
+            if role.get("role") == 0:
+                primary += b
+            else:
+                secondary += b
+    return primary, secondary
 
 
 def cold_bytes():
@@ -111,14 +130,17 @@ def main():
             print(f"  {name:<8} {lt:>14.0f} {rt:>14.0f} {le + re_:>11}")
         print()
         print("Storage (MiB on disk, after flush):")
-        print(f"  {'node':<12} {'plain':>8} {'ELECT hot':>10}")
+        print(f"  {'node':<12} {'plain':>8} {'ELECT hot':>10} {'(primary':>9} {'secondary)':>10}")
         tot_plain = tot_elect = 0
         for i in range(1, a.nodes + 1):
             pb, eb = table_bytes(i, "usertable"), table_bytes(i, "usertable_elect")
+            roles = role_bytes(i, "usertable_elect")
             tot_plain += pb
             tot_elect += eb
-            print(f"  127.0.0.{i:<4} {mib(pb)} {mib(eb):>10}")
+            split = f"{mib(roles[0])} {mib(roles[1]):>10}" if roles else "         ?          ?"
+            print(f"  127.0.0.{i:<4} {mib(pb)} {mib(eb):>10} {split}")
         print(f"  {'total':<12} {mib(tot_plain)} {mib(tot_elect):>10}")
+        print("  (plain and ELECT hot: every file of the table on disk; primary/secondary: live SSTable bytes per role)")
         print(f"  cold tier (S3Proxy): {mib(cold_bytes()).strip()} MiB")
         saving = 1 - tot_elect / tot_plain if tot_plain else 0.0
         print(f"  hot-tier saving of the ELECT table vs plain: {saving * 100:.1f}%")
