@@ -1,5 +1,6 @@
 package io.elect.offload.s3;
 
+import java.net.URI;
 import java.util.Map;
 
 import org.slf4j.Logger;
@@ -72,15 +73,20 @@ public final class S3ColdStore extends FramedColdStore
         if (config.endpoint() != null)
             b.endpointOverride(config.endpoint());
         if (!config.signPayload())
+        {
             b.authSchemeProvider(unsignedPayload(S3AuthSchemeProvider.defaultProvider()));
+            URI e = config.endpoint();
+            if (e != null && "http".equals(e.getScheme()) && e.getPort() > 0 && e.getPort() != 80 && e.getPort() != 443)
+                b.putAuthScheme(new UnsignedPayloadOverHttp());
+        }
         return b.build();
     }
 
     /**
      * Signs requests without hashing their bodies (x-amz-content-sha256: UNSIGNED-PAYLOAD, no aws-chunked
-     * framing). Over plain http the SDK otherwise SHA-256-hashes every byte (and the server hashes it again),
-     * which costs more CPU than everything else on the upload path; the data are already covered end to end
-     * by the block CRCs, and the headers stay signed, so only tamper-proofing of bodies in transit is lost.
+     * framing). This is the SDK's default over https; over plain http the SDK ignores it and needs
+     * UnsignedPayloadOverHttp as well. The data are covered end to end by the block CRCs and the headers stay
+     * signed, so only tamper-proofing of bodies in transit is lost.
      */
     private static S3AuthSchemeProvider unsignedPayload(S3AuthSchemeProvider defaults)
     {

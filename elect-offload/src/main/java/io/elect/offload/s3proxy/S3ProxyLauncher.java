@@ -56,6 +56,8 @@ public final class S3ProxyLauncher
     public static final String DATA_DIR = "data";
     public static final String JAR_PROPERTY = "elect.s3proxy.jar";
     public static final String JAR_ENV = "ELECT_S3PROXY_JAR";
+    /** Extra JVM options for the S3Proxy JVM, whitespace-separated (after our -Xmx512m, so they win). */
+    public static final String JAVA_OPTS_ENV = "ELECT_S3PROXY_JAVA_OPTS";
     /** jclouds backend of S3Proxy: filesystem-nio2 (default) or filesystem (both keep data/BUCKET/KEY files). */
     public static final String PROVIDER_PROPERTY = "elect.s3proxy.provider";
 
@@ -163,9 +165,13 @@ public final class S3ProxyLauncher
                             + "jclouds.filesystem.basedir=" + dir.resolve(DATA_DIR) + "\n");
         Path log = dir.resolve(LOG_FILE);
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError",
-                                               "-Delect.s3proxy.rundir=" + dir, "-jar", locateJar().toString(),
-                                               "--properties", props.toString());
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+ExitOnOutOfMemoryError"));
+        String extra = System.getenv(JAVA_OPTS_ENV); // e.g. a larger heap, or a profiler
+        if (extra != null && !extra.isBlank())
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        command.addAll(List.of("-Delect.s3proxy.rundir=" + dir, "-jar", locateJar().toString(), "--properties",
+                               props.toString()));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         long start = System.nanoTime();
