@@ -7,7 +7,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,13 +39,17 @@ public class S3ProxyColdStoreIT extends ColdStoreContract
     }
 
     @AfterAll
-    static void stopS3Proxy()
+    static void stopS3Proxy() throws IOException
     {
         if (proxy == null)
             return;
         long pid = proxy.pid();
         proxy.stop(Duration.ofSeconds(20));
         assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "S3Proxy pid " + pid + " still alive");
+        try (Stream<Path> files = Files.walk(runDir))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     private static S3ColdStoreConfig config(String bucket)
