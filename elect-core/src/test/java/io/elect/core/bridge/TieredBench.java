@@ -150,6 +150,9 @@ public final class TieredBench
             for (Config c : order)
             {
                 List<Double> one = new ArrayList<>();
+                if (c.cache().equals("warm")) // the cold configurations clear the cache: warm it again, untimed
+                    for (int i = c.round() * n; i < (c.round() + 1) * n; i++)
+                        s.execute(get.bind(TieredNodeSupport.key(i)));
                 SourceCounters.Snapshot cold0 = TieredSSTables.coldCounters().snapshot();
                 SourceCounters.Snapshot dec0 = TieredSSTables.decodedCounters().snapshot();
                 for (int i = 0; i < opsPerRep; i++)
@@ -220,9 +223,33 @@ public final class TieredBench
                                    p50, p99, Collections.min(r), Collections.max(r), p50 / localP50, bpr));
         }
         j.append("]\n");
+        double coldBytes = bytes.get("COLD/cold")[0] / (double) Math.max(1, bytes.get("COLD/cold")[1]);
+        double decBytes = bytes.get("DECODED/cold")[0] / (double) Math.max(1, bytes.get("DECODED/cold")[1]);
+        double decRatio = pct(lat.get("DECODED/cold"), 50) / localP50;
+        double fsRatio = pct(lat.get("DECODED-fs-parity/cold"), 50) / localP50;
+        m.append(String.format(Locale.ROOT, "\nTargets: a COLD point read (cold cache) fetched %.0f bytes = %.2f chunks of 16 KiB "
+                                            + "(target <= 2 chunks, <= 128 KiB: %s). DECODED p50 = %.2fx LOCAL with parity on "
+                                            + "S3Proxy (%s), %.2fx with parity on the local filesystem store (%s) (target <= 3x); "
+                                            + "DECODED fetched %.0f bytes/read = %.2fx the bytes of the COLD range read "
+                                            + "(k = %d: about k times the range, never whole files). Load average at the end: %s.\n",
+                               coldBytes, coldBytes / 16384, coldBytes <= 128 * 1024 ? "met" : "MISSED", decRatio,
+                               decRatio <= 3 ? "met" : "MISSED", fsRatio, fsRatio <= 3 ? "met" : "MISSED", decBytes,
+                               decBytes / Math.max(1, coldBytes), K, loadAverage()));
         Files.writeString(json, j.toString());
         Files.writeString(md, m.toString());
         System.out.print(m);
+    }
+
+    static String loadAverage()
+    {
+        try
+        {
+            return Files.readString(Paths.get("/proc/loadavg")).trim();
+        }
+        catch (Exception e)
+        {
+            return "unknown";
+        }
     }
 
     static String fmt(List<Double> xs)
