@@ -123,7 +123,8 @@ def main():
         time.sleep(2)
 
         print()
-        print("Throughput (ops/s; same cluster, same data, one run):")
+        print("Throughput (ops/s; same cluster and data, tables run one after the other, not interleaved:")
+        print("  a first look, not a benchmark; scripts/bench compare measures the ratio properly):")
         print(f"  {'table':<8} {'load (CL ALL)':>14} {'read (CL ONE)':>14} {'failed ops':>11}")
         for name, _, _ in TABLES:
             (lt, _, le), (rt, _, re_) = results[name]
