@@ -1,7 +1,11 @@
 package io.elect.core.tiered;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Common read path of the remote sources: a read is widened to whole checksum chunks; cached chunks are served
@@ -15,6 +19,7 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
     protected final TieredChunkCache cache;
     protected final SourceCounters counters;
     private final String cacheId;
+    private final ConcurrentHashMap<Long, CompletableFuture<ByteBuffer>> inflight = new ConcurrentHashMap<>();
 
     ChunkedRemoteSource(ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, String cacheId)
     {
@@ -82,6 +87,47 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
         return end - start;
     }
 
+    /** Fetches chunks [i, j) (offsets from first) with one fetchRun, caches them and completes their futures. */
+    private void fetchInto(ByteBuffer[] chunks, CompletableFuture<ByteBuffer>[] waits, long first, int i, int j)
+    throws IOException
+    {
+        ByteBuffer run = fetchRun(first + i, j - i);
+        counters.chunksFetched.add(j - i);
+        int off = 0;
+        for (int c = i; c < j; c++)
+        {
+            int len = checksums.chunkLength(first + c);
+            ByteBuffer slice = run.duplicate();
+            slice.position(off).limit(off + len);
+            chunks[c] = slice.slice().asReadOnlyBuffer();
+            if (cache != null)
+                cache.put(new TieredChunkCache.Key(cacheId, first + c), chunks[c]);
+            waits[c].complete(chunks[c]);
+            inflight.remove(first + c, waits[c]);
+            off += len;
+        }
+    }
+
+    private ByteBuffer await(CompletableFuture<ByteBuffer> f) throws IOException
+    {
+        try
+        {
+            return f.get().duplicate();
+        }
+        catch (InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a chunk of " + describe());
+        }
+        catch (ExecutionException e)
+        {
+            Throwable c = e.getCause();
+            if (c instanceof TieredCorruptionException)
+                throw new TieredCorruptionException(c.getMessage());
+            throw new IOException("a concurrent fetch of " + describe() + " failed: " + c.getMessage(), c);
+        }
+    }
+
     @Override
     public void read(long position, ByteBuffer dst) throws IOException
     {
@@ -101,31 +147,49 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
                 counters.cacheHits.increment();
             chunks[(int) (c - first)] = hit;
         }
-        for (int i = 0; i < chunks.length; )
+        // Single flight: a missing chunk is fetched by the first reader that claims it; concurrent readers of the
+        // same chunk wait for that fetch instead of fetching it again (hot rows after a switch, parallel scans).
+        @SuppressWarnings("unchecked")
+        CompletableFuture<ByteBuffer>[] waits = new CompletableFuture[chunks.length];
+        boolean[] mine = new boolean[chunks.length];
+        for (int i = 0; i < chunks.length; i++)
         {
             if (chunks[i] != null)
-            {
-                i++;
                 continue;
-            }
-            int j = i;
-            while (j < chunks.length && chunks[j] == null)
-                j++;
-            ByteBuffer run = fetchRun(first + i, j - i);
-            counters.chunksFetched.add(j - i);
-            int off = 0;
-            for (int c = i; c < j; c++)
-            {
-                int len = checksums.chunkLength(first + c);
-                ByteBuffer slice = run.duplicate();
-                slice.position(off).limit(off + len);
-                chunks[c] = slice.slice();
-                if (cache != null)
-                    cache.put(new TieredChunkCache.Key(cacheId, first + c), chunks[c]);
-                off += len;
-            }
-            i = j;
+            CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
+            CompletableFuture<ByteBuffer> other = inflight.putIfAbsent(first + i, f);
+            waits[i] = other == null ? f : other;
+            mine[i] = other == null;
         }
+        try
+        {
+            for (int i = 0; i < chunks.length; )
+            {
+                if (!mine[i])
+                {
+                    i++;
+                    continue;
+                }
+                int j = i;
+                while (j < chunks.length && mine[j])
+                    j++;
+                fetchInto(chunks, waits, first, i, j);
+                i = j;
+            }
+        }
+        catch (IOException | RuntimeException e)
+        {
+            for (int i = 0; i < chunks.length; i++)
+                if (mine[i] && !waits[i].isDone())
+                {
+                    waits[i].completeExceptionally(e);
+                    inflight.remove(first + i, waits[i]);
+                }
+            throw e;
+        }
+        for (int i = 0; i < chunks.length; i++)
+            if (chunks[i] == null)
+                chunks[i] = await(waits[i]);
         // copy out [position, position + length)
         long pos = position;
         for (int i = 0; i < chunks.length; i++)

@@ -2,6 +2,7 @@ package io.elect.core.tiered;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,45 @@ class ColdRangeSourceTest
             src.read(5L * CS + 1000, ByteBuffer.allocate(500));
             assertEquals(1, src.counters().snapshot().minus(before).requests(), "warm read fetched nothing");
             assertThrows(IllegalArgumentException.class, () -> src.read(data.length - 1, ByteBuffer.allocate(2)));
+        }
+    }
+
+    @Test
+    void concurrentReadersOfAChunkShareOneFetch() throws Exception
+    {
+        byte[] data = new byte[CS * 4];
+        new Random(11).nextBytes(data);
+        io.elect.offload.FaultInjectingBlobStore slow = new io.elect.offload.FaultInjectingBlobStore(
+            new InMemoryBlobStore(), 1, io.elect.offload.FaultInjectingBlobStore.Faults.NONE);
+        try (FramedColdStore store = new FramedColdStore("slow", slow, ColdStoreOptions.defaults()))
+        {
+            store.put("obj", ByteBuffer.wrap(data));
+            slow.setFaults(new io.elect.offload.FaultInjectingBlobStore.Faults(0, 0, 0, 0, 0, 0, 200));
+            ColdRangeSource src = new ColdRangeSource(store, "mem", "obj", ChunkChecksums.compute(ByteBuffer.wrap(data), CS),
+                                                      new TieredChunkCache(1 << 20), null);
+            int threads = 8;
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try
+            {
+                List<java.util.concurrent.Future<byte[]>> results = new java.util.ArrayList<>();
+                for (int t = 0; t < threads; t++)
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        ByteBuffer b = ByteBuffer.allocate(100);
+                        src.read(CS + 50, b);
+                        return b.array();
+                    }));
+                for (java.util.concurrent.Future<byte[]> f : results)
+                    assertArrayEquals(java.util.Arrays.copyOfRange(data, CS + 50, CS + 150), f.get());
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+            long requests = src.counters().requests.sum();
+            System.out.println("concurrent readers: " + requests + " fetches for " + threads + " readers of one chunk");
+            assertTrue(requests <= 2, "readers of one chunk shared the fetch: " + requests + " fetches");
         }
     }
 
