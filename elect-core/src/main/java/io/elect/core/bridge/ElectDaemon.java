@@ -4,6 +4,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.elect.core.ElectVersion;
+import io.elect.core.config.ActiveConfig;
+import io.elect.core.config.ColdTierStores;
+import io.elect.core.config.ElectConfig;
 import io.elect.core.config.ElectConfigException;
 import io.elect.core.config.ElectYaml;
 import org.apache.cassandra.exceptions.ConfigurationException;
@@ -51,7 +54,28 @@ public final class ElectDaemon
         {
             logger.error("ELECT could not register its JMX beans", e);
         }
+        registerColdTier(ActiveConfig.get());
         logger.info("ELECT {} node started", ElectVersion.get());
+    }
+
+    /**
+     * Makes the configured cold tier available to tiered data files (SSTables whose data lives in the cold tier
+     * name it in their sidecar). A cold tier that cannot be set up does not stop the node: reads of cold data then
+     * fail with a clear error until it is fixed, everything else works.
+     */
+    private static void registerColdTier(ElectConfig config)
+    {
+        if (!config.offloadEnabled)
+            return;
+        try
+        {
+            TieredSSTables.registerStore(ColdTierStores.DEFAULT_STORE, ColdTierStores.open(config.coldTier));
+        }
+        catch (RuntimeException e)
+        {
+            logger.warn("ELECT cold tier at {} (bucket {}) is not available: {}", config.coldTier.endpoint,
+                        config.coldTier.bucket, e.getMessage());
+        }
     }
 
     private static void fail(String line)
