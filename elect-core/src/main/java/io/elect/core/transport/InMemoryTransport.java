@@ -4,8 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link Transport} inside one JVM, over an {@link InMemoryNetwork}: same frames (encoded, then validated by the
@@ -13,18 +11,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * counted by its receiver and "closes the connection": every request pending from that sender to that receiver fails
  * with CONNECTION, as a closed TCP connection would make them.
  */
-public final class InMemoryTransport implements Transport
+public final class InMemoryTransport extends AbstractTransport
 {
     private final InMemoryNetwork network;
     private final Peer local;
-    private final TransportOptions options;
-    private final PeerLiveness liveness;
-    private final TransportMetrics metrics = new TransportMetrics();
-    private final Dispatcher dispatcher;
     /** Pending requests by id; the value remembers the peer they went to. */
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    private final AtomicLong nextId = new AtomicLong(1);
-    private volatile boolean closed;
 
     private record Pending(Peer peer, CompletableFuture<byte[]> result)
     {
@@ -32,11 +24,9 @@ public final class InMemoryTransport implements Transport
 
     public InMemoryTransport(InMemoryNetwork network, Peer local, TransportOptions options, PeerLiveness liveness)
     {
+        super("elect-mem-" + local, options, liveness);
         this.network = java.util.Objects.requireNonNull(network, "network");
         this.local = java.util.Objects.requireNonNull(local, "local");
-        this.options = java.util.Objects.requireNonNull(options, "options");
-        this.liveness = java.util.Objects.requireNonNull(liveness, "liveness");
-        this.dispatcher = new Dispatcher("elect-mem-" + local, 4, metrics);
         network.join(this);
     }
 
@@ -47,50 +37,16 @@ public final class InMemoryTransport implements Transport
     }
 
     @Override
-    public void register(int verb, RequestHandler handler)
-    {
-        dispatcher.register(verb, handler);
-    }
-
-    @Override
-    public TransportOptions options()
-    {
-        return options;
-    }
-
-    @Override
-    public PeerLiveness liveness()
-    {
-        return liveness;
-    }
-
-    @Override
-    public TransportMetrics metrics()
-    {
-        return metrics;
-    }
-
-    @Override
     public CompletableFuture<byte[]> requestOnce(Peer peer, int verb, byte[] payload, long timeoutMillis)
     {
-        long id = nextId.getAndIncrement();
-        byte[] bytes = FrameCodec.encode(new Frame(Frame.Kind.REQUEST, id, verb, payload), options.maxFrameBytes());
-        CompletableFuture<byte[]> result = new CompletableFuture<>();
-        if (closed)
-        {
-            result.completeExceptionally(new TransportException(TransportException.Reason.CLOSED, "transport closed"));
+        Outgoing out = startRequest(peer, verb, payload, timeoutMillis);
+        long id = out.id();
+        byte[] bytes = out.bytes();
+        CompletableFuture<byte[]> result = out.result();
+        if (result.isDone())
             return result;
-        }
-        var timeout = Retrier.TIMER.schedule(() -> {
-            if (result.completeExceptionally(new TransportException(TransportException.Reason.TIMEOUT,
-                                                                    "no response from " + peer + " to verb " + verb + " in " + timeoutMillis + " ms")))
-                metrics.timeouts.incrementAndGet();
-        }, timeoutMillis, TimeUnit.MILLISECONDS);
         pending.put(id, new Pending(peer, result));
-        result.whenComplete((r, e) -> {
-            timeout.cancel(false);
-            pending.remove(id);
-        });
+        result.whenComplete((r, e) -> pending.remove(id));
         InMemoryTransport target = network.node(peer);
         if (target == null || target.closed)
         {

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,23 +40,17 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * connection it came on is closed; the rest of the node is unaffected. A frame longer than the limit is rejected
  * from its length field, before it is buffered.
  */
-public final class NettyTransport implements Transport
+public final class NettyTransport extends AbstractTransport
 {
     private static final Logger logger = LoggerFactory.getLogger(NettyTransport.class);
     private static final AttributeKey<Map<Long, CompletableFuture<byte[]>>> PENDING = AttributeKey.valueOf("elect.pending");
 
-    private final TransportOptions options;
-    private final PeerLiveness liveness;
-    private final TransportMetrics metrics = new TransportMetrics();
-    private final Dispatcher dispatcher;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel serverChannel;
     private final Peer local;
     private final Bootstrap client;
     private final Map<Peer, CompletableFuture<Channel>> connections = new ConcurrentHashMap<>();
-    private final AtomicLong nextId = new AtomicLong(1);
-    private volatile boolean closed;
 
     /**
      * Binds {@code host:port} (port 0: an ephemeral port, see {@link #localPeer}).
@@ -66,9 +59,7 @@ public final class NettyTransport implements Transport
      */
     public NettyTransport(String host, int port, TransportOptions options, PeerLiveness liveness)
     {
-        this.options = java.util.Objects.requireNonNull(options, "options");
-        this.liveness = java.util.Objects.requireNonNull(liveness, "liveness");
-        this.dispatcher = new Dispatcher("elect-transport", 4, metrics);
+        super("elect-transport", options, liveness);
         this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory("elect-transport-accept", true));
         this.workers = new NioEventLoopGroup(2, new DefaultThreadFactory("elect-transport-io", true));
         ServerBootstrap sb = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
@@ -113,46 +104,14 @@ public final class NettyTransport implements Transport
     }
 
     @Override
-    public void register(int verb, RequestHandler handler)
-    {
-        dispatcher.register(verb, handler);
-    }
-
-    @Override
-    public TransportOptions options()
-    {
-        return options;
-    }
-
-    @Override
-    public PeerLiveness liveness()
-    {
-        return liveness;
-    }
-
-    @Override
-    public TransportMetrics metrics()
-    {
-        return metrics;
-    }
-
-    @Override
     public CompletableFuture<byte[]> requestOnce(Peer peer, int verb, byte[] payload, long timeoutMillis)
     {
-        long id = nextId.getAndIncrement();
-        byte[] bytes = FrameCodec.encode(new Frame(Frame.Kind.REQUEST, id, verb, payload), options.maxFrameBytes());
-        CompletableFuture<byte[]> result = new CompletableFuture<>();
-        if (closed)
-        {
-            result.completeExceptionally(new TransportException(TransportException.Reason.CLOSED, "transport closed"));
+        Outgoing out = startRequest(peer, verb, payload, timeoutMillis);
+        long id = out.id();
+        byte[] bytes = out.bytes();
+        CompletableFuture<byte[]> result = out.result();
+        if (result.isDone())
             return result;
-        }
-        var timeout = Retrier.TIMER.schedule(() -> {
-            if (result.completeExceptionally(new TransportException(TransportException.Reason.TIMEOUT,
-                                                                    "no response from " + peer + " to verb " + verb + " in " + timeoutMillis + " ms")))
-                metrics.timeouts.incrementAndGet();
-        }, timeoutMillis, TimeUnit.MILLISECONDS);
-        result.whenComplete((r, e) -> timeout.cancel(false));
         connection(peer).whenComplete((ch, e) -> {
             if (e != null)
             {
