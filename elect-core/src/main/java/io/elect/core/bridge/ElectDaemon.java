@@ -55,6 +55,14 @@ public final class ElectDaemon
             logger.error("ELECT could not register its JMX beans", e);
         }
         registerColdTier(ActiveConfig.get());
+        try
+        {
+            TransitionService.start(ActiveConfig.get());
+        }
+        catch (RuntimeException e)
+        {
+            logger.error("ELECT transitioning did not start; this node serves reads and writes but takes no part in stripes", e);
+        }
         logger.info("ELECT {} node started", ElectVersion.get());
     }
 

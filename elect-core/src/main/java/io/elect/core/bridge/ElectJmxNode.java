@@ -55,6 +55,15 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String getStorageJson()
+    {
+        TransitionService t = TransitionService.instance();
+        if (t == null)
+            throw new IllegalStateException("ELECT transitioning is not running on this node (see its log)");
+        return t.storageJson();
+    }
+
+    @Override
     public long getUptimeMillis()
     {
         return System.currentTimeMillis() - startedAtMillis;

@@ -122,6 +122,22 @@ public final class ElectTables implements ElectTablesMBean
         boolean elect;
     }
 
+    /** The ELECT tables this node has seen start (keyspace, table), in no particular order. */
+    static List<List<String>> registered()
+    {
+        return new ArrayList<>(tables);
+    }
+
+    /** The table's ElectCompactionStrategy (its first one, when the table has several data directories), or null. */
+    static ElectCompactionStrategy strategyOf(ColumnFamilyStore cfs)
+    {
+        for (List<AbstractCompactionStrategy> holder : cfs.getCompactionStrategyManager().getStrategies())
+            for (AbstractCompactionStrategy s : holder)
+                if (s instanceof ElectCompactionStrategy)
+                    return (ElectCompactionStrategy) s;
+        return null;
+    }
+
     static Stats aggregate(String keyspace, String table)
     {
         Stats stats = new Stats();

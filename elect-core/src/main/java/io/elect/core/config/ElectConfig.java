@@ -39,6 +39,7 @@ public final class ElectConfig
     public final int transportMaxFrameBytes;
     public final int transportRequestTimeoutMillis;
     public final int transportRetries;
+    public final int transitionIntervalSeconds;
 
     private ElectConfig(ConfigReader r)
     {
@@ -62,6 +63,7 @@ public final class ElectConfig
         transportMaxFrameBytes = r.intIn("transport_max_frame_bytes", 16 << 20, 1024, 1 << 30);
         transportRequestTimeoutMillis = r.intIn("transport_request_timeout_ms", 10_000, 1, 3_600_000);
         transportRetries = r.intIn("transport_retries", 3, 0, 100);
+        transitionIntervalSeconds = r.intIn("transition_interval_seconds", 60, 1, 86400);
         r.rejectUnknownKeys();
     }
 
@@ -102,6 +104,7 @@ public final class ElectConfig
         m.put("transport_max_frame_bytes", transportMaxFrameBytes);
         m.put("transport_request_timeout_ms", transportRequestTimeoutMillis);
         m.put("transport_retries", transportRetries);
+        m.put("transition_interval_seconds", transitionIntervalSeconds);
         return m;
     }
 

@@ -22,4 +22,10 @@ public interface ElectNodeMBean
 
     /** Milliseconds since the ELECT node finished starting. */
     long getUptimeMillis();
+
+    /**
+     * The storage report of every ELECT table, gathered from every live node ({@code electtool storage --json}):
+     * hot and cold bytes per node, achieved saving vs target, stripes per state. Costs one request per node and table.
+     */
+    String getStorageJson();
 }

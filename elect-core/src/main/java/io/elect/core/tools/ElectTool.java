@@ -32,6 +32,7 @@ public final class ElectTool
     {
         COMMANDS.put("status", new StatusCommand());
         COMMANDS.put("tables", new TablesCommand());
+        COMMANDS.put("storage", new StorageCommand());
     }
 
     private ElectTool()

@@ -168,11 +168,13 @@ class ElectConfigTest
         assertEquals(16 << 20, d.transportMaxFrameBytes);
         assertEquals(10_000, d.transportRequestTimeoutMillis);
         assertEquals(3, d.transportRetries);
+        assertEquals(60, d.transitionIntervalSeconds);
 
         ElectConfig c = ElectConfig.fromMap(map("hotness_half_life_seconds", 5, "cold_read_rate", 0.5, "hotness_hysteresis", 1.5,
                                                 "transition_min_age_seconds", 0, "primary_offload_min_age_seconds", 10,
                                                 "stripe_fill_wait_seconds", 2, "transport_max_frame_bytes", 4096,
-                                                "transport_request_timeout_ms", 250, "transport_retries", 0));
+                                                "transport_request_timeout_ms", 250, "transport_retries", 0,
+                                                "transition_interval_seconds", 3));
         assertEquals(5, c.hotnessHalfLifeSeconds);
         assertEquals(0.5, c.coldReadRate);
         assertEquals(1.5, c.hotnessHysteresis);
@@ -182,6 +184,7 @@ class ElectConfigTest
         assertEquals(4096, c.transportMaxFrameBytes);
         assertEquals(250, c.transportRequestTimeoutMillis);
         assertEquals(0, c.transportRetries);
+        assertEquals(3, c.transitionIntervalSeconds);
         assertTrue(c.toString().contains("\"transport_retries\":0"), c.toString());
 
         Object[][] bad = { { "hotness_half_life_seconds", 0 }, { "hotness_half_life_seconds", 7 * 86400 + 1 },
@@ -189,7 +192,8 @@ class ElectConfigTest
                            { "transition_min_age_seconds", -1 }, { "primary_offload_min_age_seconds", -1 },
                            { "stripe_fill_wait_seconds", -1 }, { "transport_max_frame_bytes", 1023 },
                            { "transport_max_frame_bytes", (1 << 30) + 1L }, { "transport_request_timeout_ms", 0 },
-                           { "transport_retries", -1 }, { "transport_retries", 101 } };
+                           { "transport_retries", -1 }, { "transport_retries", 101 },
+                           { "transition_interval_seconds", 0 }, { "transition_interval_seconds", 86401 } };
         for (Object[] b : bad)
             assertEquals("elect." + b[0], reject(map(b[0], b[1])).key(), String.valueOf(b[0]) + "=" + b[1]);
     }

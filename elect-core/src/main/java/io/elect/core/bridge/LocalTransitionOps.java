@@ -1,0 +1,462 @@
+package io.elect.core.bridge;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.io.sstable.Component;
+import org.apache.cassandra.io.sstable.format.SSTableFormat.Components;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.locator.InetAddressAndPort;
+import org.apache.cassandra.locator.Replica;
+import org.apache.cassandra.utils.FBUtilities;
+
+import io.elect.core.config.ColdTierStores;
+import io.elect.core.config.ElectConfig;
+import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.tiered.LocatorMemberReader;
+import io.elect.core.tiered.ParityBuilder;
+import io.elect.core.tiered.StripeMemberReader;
+import io.elect.core.tiered.TieredSidecar;
+import io.elect.core.transition.HotnessPolicy;
+import io.elect.core.transition.HotnessPolicy.SSTableInfo;
+import io.elect.core.transition.HotnessTracker;
+import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.wire.TransitionMessages;
+import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
+import io.elect.core.transition.wire.TransitionMessages.ComponentRef;
+import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
+import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubResult;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.transport.Peer;
+import io.elect.core.transport.Transport;
+import io.elect.core.transport.Verbs;
+import io.elect.offload.ColdStore;
+
+/**
+ * This node's side of the transitioning verbs (docs/formats/verbs.md): its byte snapshot and candidates, pinning a
+ * member, building a parity member, stubbing the secondaries of a member, installing a stub, commit, rollback and
+ * dropping parity. Every handler is idempotent: the same request twice has the effect of one.
+ *
+ * <p>Local state outside Cassandra's directories ({@link ElectStateDir}): {@code parity/<ks>.<table>/<stripe>-p<j>.parity}
+ * (hot parity members with their checksum sidecars, see docs/formats/parity-file.md) and
+ * {@code parity/<ks>.<table>/<stripe>-p<j>.cold} (a parity member moved to the cold tier: its length, for accounting).
+ */
+final class LocalTransitionOps
+{
+    private static final Logger logger = LoggerFactory.getLogger(LocalTransitionOps.class);
+
+    private final ElectConfig config;
+    private final Transport transport;
+    private final Peer self;
+    private final StripeMemberReader members;
+    private final Map<TableRef, HotnessState> hotness = new ConcurrentHashMap<>();
+    private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
+
+    /** Hotness of one table's SSTables, fed by Cassandra's per-SSTable read meters at each snapshot. */
+    private final class HotnessState
+    {
+        final HotnessTracker<String> tracker = new HotnessTracker<>(System::currentTimeMillis, config.hotnessHalfLifeSeconds * 1000L);
+        final Map<String, Long> lastCounts = new ConcurrentHashMap<>();
+        volatile Set<String> previous = Set.of();
+    }
+
+    LocalTransitionOps(ElectConfig config, Transport transport, StripeMemberReader members)
+    {
+        this.config = config;
+        this.transport = transport;
+        this.self = transport.localPeer();
+        this.members = members;
+    }
+
+    void register()
+    {
+        transport.register(Verbs.SNAPSHOT, p -> snapshot(SnapshotRequest.decode(p).table()).encode());
+        transport.register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());
+        transport.register(Verbs.BUILD_PARITY, p -> buildParity(BuildParityRequest.decode(p)).encode());
+        transport.register(Verbs.STUB, p -> stub(StubRequest.decode(p)).encode());
+        transport.register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p)).encode());
+        transport.register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
+        transport.register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
+        transport.register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
+    }
+
+    static ColumnFamilyStore cfs(TableRef t)
+    {
+        ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(t.keyspace(), t.table());
+        if (cfs == null)
+            throw new IllegalArgumentException("table " + t + " does not exist on this node");
+        return cfs;
+    }
+
+    static SSTableReader live(ColumnFamilyStore cfs, String id)
+    {
+        for (SSTableReader r : cfs.getLiveSSTables())
+            if (r.descriptor.id.toString().equals(id))
+                return r;
+        return null;
+    }
+
+    static Path parityDir(TableRef t) throws IOException
+    {
+        Path dir = ElectStateDir.root().resolve("parity").resolve(t.keyspace() + "." + t.table());
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    // ------------------------------------------------------------------ SNAPSHOT
+
+    NodeSnapshot snapshot(TableRef t) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        ElectCompactionStrategy strategy = ElectTables.strategyOf(cfs);
+        if (strategy == null)
+            throw new IllegalArgumentException("table " + t + " does not use ElectCompactionStrategy");
+        HotnessState h = hotness.computeIfAbsent(t, x -> new HotnessState());
+        long now = System.currentTimeMillis();
+        long offloadAge = config.primaryOffloadMinAgeSeconds * 1000L;
+        int roles = Math.max(1, Keyspace.open(t.keyspace()).getReplicationStrategy().getReplicationFactor().allReplicas);
+        long[][] unencoded = new long[ElectTables.LEVELS][roles];
+        long encodedHot = 0, encodedHotOld = 0, encodedCold = 0, stubs = 0, replaced = 0;
+        List<SSTableReader> primaries = new ArrayList<>();
+        Set<String> liveIds = new HashSet<>();
+        for (SSTableReader r : cfs.getLiveSSTables())
+        {
+            String id = r.descriptor.id.toString();
+            liveIds.add(id);
+            if (r.getReadMeter() != null)
+            {
+                long count = r.getReadMeter().count();
+                Long last = h.lastCounts.put(id, count);
+                long delta = count - (last == null ? 0 : last);
+                if (delta > 0)
+                    h.tracker.record(id, delta);
+            }
+            if (TieredSSTables.isTiered(r))
+            {
+                TieredSidecar sidecar = TieredSSTables.sidecar(r.descriptor);
+                if (sidecar.source() == TieredSidecar.Source.DECODED)
+                {
+                    stubs += r.bytesOnDisk();
+                    replaced += r.bytesOnDisk() + sidecar.checksums().length();
+                }
+                else
+                    encodedCold += sidecar.checksums().length();
+                continue;
+            }
+            if (FrozenSSTables.isFrozen(r))
+            {
+                long b = r.bytesOnDisk();
+                encodedHot += b;
+                if (now - dataMillis(r) >= offloadAge)
+                    encodedHotOld += b;
+                continue;
+            }
+            Integer role = strategy.currentRoles().spanRole(r.getFirst().getToken(), r.getLast().getToken());
+            int ro = role == null ? 0 : Math.min(role, roles - 1);
+            int level = Math.min(r.getSSTableLevel(), ElectTables.LEVELS - 1);
+            unencoded[level][ro] += r.bytesOnDisk();
+            if (role != null && role == 0)
+                primaries.add(r);
+        }
+        h.lastCounts.keySet().retainAll(liveIds);
+        for (String id : h.tracker.snapshot().keySet())
+            if (!liveIds.contains(id))
+                h.tracker.forget(id);
+
+        int maxLevel = 0;
+        for (SSTableReader r : primaries)
+            maxLevel = Math.max(maxLevel, r.getSSTableLevel());
+        List<SSTableInfo> infos = new ArrayList<>();
+        Map<String, SSTableReader> byId = new LinkedHashMap<>();
+        for (SSTableReader r : primaries)
+        {
+            String id = r.descriptor.id.toString();
+            byId.put(id, r);
+            infos.add(new SSTableInfo(id, r.getSSTableLevel(), r.getSSTableLevel() == maxLevel, 0, now - dataMillis(r),
+                                      r.onDiskLength(), h.tracker.rate(id)));
+        }
+        HotnessPolicy policy = new HotnessPolicy(config.transitionMinAgeSeconds * 1000L, config.coldReadRate, config.hotnessHysteresis);
+        List<SSTableInfo> selected = policy.select(infos, h.previous);
+        Set<String> now2 = new HashSet<>();
+        List<CandidateInfo> candidates = new ArrayList<>();
+        long encodable = 0, encodableOld = 0;
+        for (SSTableInfo s : selected)
+        {
+            SSTableReader r = byId.get(s.id());
+            now2.add(s.id());
+            if (r.onDiskLength() <= 0)
+                continue;
+            long b = r.bytesOnDisk();
+            encodable += b;
+            if (s.ageMillis() >= offloadAge)
+                encodableOld += b;
+            candidates.add(new CandidateInfo(s.id(), r.onDiskLength(), s.readRate(), s.ageMillis()));
+        }
+        h.previous = now2;
+        long[] parity = parityBytes(t);
+        return new NodeSnapshot(self.host(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
+                                stubs, replaced, parity[0], parity[1], candidates);
+    }
+
+    private static long dataMillis(SSTableReader r)
+    {
+        try
+        {
+            return Files.getLastModifiedTime(r.descriptor.fileFor(Components.DATA).toPath()).toMillis();
+        }
+        catch (IOException e)
+        {
+            return System.currentTimeMillis();
+        }
+    }
+
+    /** {hot, cold} parity bytes of the table held by this node. */
+    static long[] parityBytes(TableRef t) throws IOException
+    {
+        long hot = 0, cold = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(parityDir(t)))
+        {
+            for (Path p : ds)
+            {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".parity"))
+                    hot += Files.size(p);
+                else if (name.endsWith(".cold"))
+                    cold += Long.parseLong(Files.readString(p, StandardCharsets.US_ASCII).trim());
+            }
+        }
+        return new long[]{ hot, cold };
+    }
+
+    // ------------------------------------------------------------------ PIN / COMMIT / ROLLBACK
+
+    MemberInfo pin(MemberRequest req) throws IOException
+    {
+        String key = req.table() + "/" + req.sstable() + "/" + req.stripeId();
+        ColumnFamilyStore cfs = cfs(req.table());
+        SSTableReader r = live(cfs, req.sstable());
+        if (r == null)
+            throw new IllegalStateException("sstable " + req.sstable() + " of " + req.table() + " is not live on " + self.host());
+        if (TieredSSTables.isTiered(r))
+            throw new IllegalStateException("sstable " + req.sstable() + " of " + req.table() + " is tiered; only local SSTables are encoded");
+        FrozenSSTables.freeze(cfs, r, req.stripeId());
+        MemberInfo cached = pinned.get(key);
+        if (cached != null)
+            return cached;
+        Path data = r.descriptor.fileFor(Components.DATA).toPath().toAbsolutePath();
+        ChunkChecksums sums;
+        try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
+        {
+            sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
+        }
+        List<ComponentRef> comps = new ArrayList<>();
+        for (Component c : r.components())
+        {
+            if (c.equals(Components.DATA))
+                continue;
+            Path p = r.descriptor.fileFor(c).toPath().toAbsolutePath();
+            if (Files.exists(p))
+                comps.add(new ComponentRef(c.name(), p.toString(), Files.size(p)));
+        }
+        MemberInfo info = new MemberInfo(data.toString(), sums, comps);
+        pinned.put(key, info);
+        logger.info("pinned {} of {} for stripe {} ({} data bytes)", req.sstable(), req.table(), req.stripeId(), sums.length());
+        return info;
+    }
+
+    byte[] commit(MemberRequest req)
+    {
+        pinned.remove(req.table() + "/" + req.sstable() + "/" + req.stripeId());
+        return TransitionMessages.ok();
+    }
+
+    byte[] rollback(MemberRequest req) throws IOException
+    {
+        pinned.remove(req.table() + "/" + req.sstable() + "/" + req.stripeId());
+        ColumnFamilyStore cfs = cfs(req.table());
+        SSTableReader r = live(cfs, req.sstable());
+        if (r != null)
+            FrozenSSTables.unfreeze(cfs, r, req.stripeId());
+        return TransitionMessages.ok();
+    }
+
+    // ------------------------------------------------------------------ parity
+
+    static String parityName(String stripeId, int index)
+    {
+        return stripeId + "-p" + index + ".parity";
+    }
+
+    static String coldParityKey(TableRef t, String stripeId, int index)
+    {
+        return "parity/" + t.keyspace() + "." + t.table() + "/" + stripeId + "/" + index;
+    }
+
+    ParityInfo buildParity(BuildParityRequest req) throws IOException
+    {
+        Path dir = parityDir(req.table());
+        String name = parityName(req.stripeId(), req.index());
+        Path coldMarker = dir.resolve(name.replace(".parity", ".cold"));
+        String coldKey = coldParityKey(req.table(), req.stripeId(), req.index());
+        if (Files.exists(coldMarker))
+            return new ParityInfo(LocatorMemberReader.cold(ColdTierStores.DEFAULT_STORE, coldKey), req.layout().stripeLength());
+        long start = System.nanoTime();
+        ParityBuilder.ParityResult built = ParityBuilder.build(req.layout(), req.index(), members, dir, name);
+        if (!req.cold())
+        {
+            logger.info("parity {} of stripe {} ({}) built: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
+                        built.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            return new ParityInfo(RemoteStripeParticipant.nodeLocator(self, built.path().toAbsolutePath().toString()), built.length());
+        }
+        ColdStore store = TieredSSTables.store(ColdTierStores.DEFAULT_STORE)
+                                        .orElseThrow(() -> new IllegalStateException("parity offload needs the cold tier (elect.offload_enabled and elect.cold_tier)"));
+        store.put(coldKey, built.path());
+        Path tmp = dir.resolve(coldMarker.getFileName() + ".tmp");
+        Files.writeString(tmp, Long.toString(built.length()) + "\n", StandardCharsets.US_ASCII);
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE))
+        {
+            ch.force(true);
+        }
+        Files.move(tmp, coldMarker, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        ParityBuilder.delete(built.path());
+        logger.info("parity {} of stripe {} ({}) built and offloaded to {}: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
+                    coldKey, built.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        return new ParityInfo(LocatorMemberReader.cold(ColdTierStores.DEFAULT_STORE, coldKey), built.length());
+    }
+
+    byte[] dropParity(DropParityRequest req) throws IOException
+    {
+        Path dir = parityDir(req.table());
+        String name = parityName(req.stripeId(), req.index());
+        ParityBuilder.delete(dir.resolve(name));
+        Path coldMarker = dir.resolve(name.replace(".parity", ".cold"));
+        var store = TieredSSTables.store(ColdTierStores.DEFAULT_STORE);
+        if (store.isPresent())
+            store.get().delete(coldParityKey(req.table(), req.stripeId(), req.index()));
+        Files.deleteIfExists(coldMarker);
+        return TransitionMessages.ok();
+    }
+
+    // ------------------------------------------------------------------ stubs
+
+    /** On a data node: stub every secondary replica of the member's range. */
+    StubResult stub(StubRequest req) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(req.table());
+        SSTableReader r = live(cfs, req.sstable());
+        if (r == null)
+            throw new IllegalStateException("sstable " + req.sstable() + " of " + req.table() + " is not live on " + self.host());
+        MemberInfo info = pin(new MemberRequest(req.table(), req.sstable(), req.stripeId()));
+        List<ComponentRef> comps = new ArrayList<>();
+        for (ComponentRef c : info.components())
+            comps.add(new ComponentRef(c.name(), RemoteStripeParticipant.nodeLocator(self, c.location()), c.length()));
+        StubRequest install = new StubRequest(req.table(), req.sstable(), req.stripeId(), req.layout(), req.self(), info.checksums(), comps);
+        InetAddressAndPort me = FBUtilities.getBroadcastAddressAndPort();
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (Replica replica : Keyspace.open(req.table().keyspace()).getReplicationStrategy()
+                                       .getNaturalReplicasForToken(r.getFirst().getToken()))
+        {
+            if (replica.endpoint().equals(me))
+                continue;
+            Peer peer = new Peer(replica.endpoint().getAddress().getHostAddress(), self.port());
+            calls.add(transport.requestOnce(peer, Verbs.STUB_INSTALL, install.encode(), 15 * 60_000L));
+        }
+        StubResult total = new StubResult(0, 0, 0, 0);
+        for (CompletableFuture<byte[]> c : calls)
+            total = total.plus(StubResult.decode(await(c)));
+        return total;
+    }
+
+    /** On a secondary: fetch the member's non-data components, install the stub, purge older row versions. */
+    StubResult stubInstall(StubRequest req) throws IOException
+    {
+        long start = System.nanoTime();
+        ColumnFamilyStore cfs = cfs(req.table());
+        Path tmp = ElectStateDir.root().resolve("stub-tmp").resolve(req.stripeId() + "-" + req.self());
+        Files.createDirectories(tmp);
+        try
+        {
+            Map<String, Path> files = new LinkedHashMap<>();
+            for (ComponentRef c : req.components())
+            {
+                if (c.name().contains("/") || c.name().contains(".."))
+                    throw new IllegalArgumentException("bad component name '" + c.name() + "'");
+                Path dest = tmp.resolve(c.name());
+                fetch(c.location(), c.length(), dest);
+                files.put(c.name(), dest);
+            }
+            SSTableReader stub = SecondaryStubs.install(cfs, files, req.layout(), req.self(), req.checksums());
+            SecondaryStubs.PurgeStats stats = SecondaryStubs.purge(cfs, stub, s -> !FrozenSSTables.isFrozen(s));
+            logger.info("stub of {} (stripe {} member {}) installed on {} as {}; purge {} -> {} bytes, {} busy ({} ms)",
+                        req.sstable(), req.stripeId(), req.self(), req.table(), stub.descriptor.id, stats.bytesBefore(),
+                        stats.bytesAfter(), stats.skippedBusy(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            return new StubResult(1, stats.bytesBefore(), stats.bytesAfter(), stats.skippedBusy());
+        }
+        finally
+        {
+            ParityBuilder.deleteTree(tmp);
+        }
+    }
+
+    private void fetch(String locator, long length, Path dest) throws IOException
+    {
+        try (FileChannel out = FileChannel.open(dest, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+        {
+            long off = 0;
+            int window = 1 << 20;
+            while (off < length)
+            {
+                int n = (int) Math.min(window, length - off);
+                ByteBuffer b = LocatorMemberReader.readLocator(members, locator, off, n);
+                while (b.hasRemaining())
+                    out.write(b);
+                off += n;
+            }
+            out.force(true);
+        }
+    }
+
+    private static byte[] await(CompletableFuture<byte[]> f) throws IOException
+    {
+        try
+        {
+            return f.get();
+        }
+        catch (InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        catch (java.util.concurrent.ExecutionException e)
+        {
+            throw new IOException(e.getCause() == null ? e.toString() : e.getCause().getMessage(), e.getCause());
+        }
+    }
+}

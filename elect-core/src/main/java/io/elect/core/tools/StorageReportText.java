@@ -1,0 +1,56 @@
+package io.elect.core.tools;
+
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** Renders the storage report (the JSON of {@code electtool storage --json}) as text for people. */
+final class StorageReportText
+{
+    private StorageReportText()
+    {
+    }
+
+    static String render(String json) throws IOException
+    {
+        JsonNode doc = new ObjectMapper().readTree(json);
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("Target saving: %.1f%%   code: RS(k=%d, m=%d)   live nodes: %d of %d%n",
+                                100 * doc.path("target_saving").asDouble(), doc.path("k").asInt(), doc.path("m").asInt(),
+                                doc.path("live_nodes").asInt(), doc.path("ring_nodes").asInt()));
+        for (JsonNode t : doc.path("tables"))
+        {
+            sb.append(String.format("%nTable %s: hot %s, cold %s, full replication %s, achieved saving %.1f%%%s%n",
+                                    t.path("table").asText(), bytes(t.path("hot_bytes").asLong()), bytes(t.path("cold_bytes").asLong()),
+                                    bytes(t.path("full_replication_bytes").asLong()), 100 * t.path("achieved_saving").asDouble(),
+                                    t.path("plan").path("reachable").asBoolean(true) ? ""
+                                        : " (target not reachable: " + t.path("plan").path("limit").asText() + ")"));
+            sb.append(String.format("  %-16s %12s %12s %12s %12s %12s%n", "node", "hot", "encoded", "stubs", "parity hot", "cold"));
+            for (JsonNode n : t.path("nodes"))
+                sb.append(String.format("  %-16s %12s %12s %12s %12s %12s%n", n.path("node").asText(), bytes(n.path("hot_bytes").asLong()),
+                                        bytes(n.path("encoded_primary_bytes").asLong()), bytes(n.path("stub_bytes").asLong()),
+                                        bytes(n.path("parity_hot_bytes").asLong()), bytes(n.path("cold_bytes").asLong())));
+        }
+        sb.append("\nStripes:");
+        for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("stripes").fields(); it.hasNext(); )
+        {
+            Map.Entry<String, JsonNode> e = it.next();
+            sb.append(' ').append(e.getKey()).append('=').append(e.getValue().asInt());
+        }
+        return sb.append('\n').toString();
+    }
+
+    static String bytes(long b)
+    {
+        if (b < 1024)
+            return b + " B";
+        if (b < 1L << 20)
+            return String.format("%.1f KiB", b / 1024.0);
+        if (b < 1L << 30)
+            return String.format("%.1f MiB", b / (double) (1L << 20));
+        return String.format("%.2f GiB", b / (double) (1L << 30));
+    }
+}

@@ -1,0 +1,260 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.tiered.StripeLayout;
+import io.elect.core.transition.StripeFormer.Member;
+import io.elect.core.transition.wire.TransitionMessages;
+import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
+import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
+import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubResult;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.transport.Peer;
+import io.elect.core.transport.Transport;
+import io.elect.core.transport.Verbs;
+
+/**
+ * The cluster side of a stripe, over the transport (verbs in docs/formats/verbs.md):
+ * <ul>
+ * <li>ship = PIN on every data node: the member SSTable is frozen (out of compaction, persisted) and its node reports
+ *     where its data and other components are and the data checksums. Parity nodes read the data members straight
+ *     from the data nodes while encoding, so nothing is copied ahead: "shipped" means pinned and described.</li>
+ * <li>parity = BUILD_PARITY on every parity node (it pulls the k members, encodes, stores its parity member with
+ *     checksums, on local disk or in the cold tier).</li>
+ * <li>stub = STUB on every data node, which stubs each secondary replica of its member (STUB_INSTALL).</li>
+ * <li>commit = COMMIT on every data node; rollback = ROLLBACK (unfreeze) on data nodes and DROP_PARITY on parity
+ *     nodes.</li>
+ * </ul>
+ * Every verb is idempotent on the receiving side, so each step can be repeated after a crash or a timeout. Member
+ * names are {@code <keyspace>.<table>/<sstable id>}, so one participant serves every table (recovery needs that).
+ * Node ids are the nodes' addresses; {@code peerOf} maps them to transport peers.
+ */
+public final class RemoteStripeParticipant implements StripeParticipant
+{
+    private static final Logger logger = LoggerFactory.getLogger(RemoteStripeParticipant.class);
+    /** Placeholder for parity locators in BUILD_PARITY layouts: parity builders never read parity members. */
+    public static final String PENDING = "pending:parity";
+
+    static final long SLOW_TIMEOUT_MILLIS = 15 * 60_000L;
+
+    private final Transport transport;
+    private final Function<String, Peer> peerOf;
+    private final Predicate<StripeRecord> coldParity;
+    private final Map<StripeId, MemberInfo[]> described = new ConcurrentHashMap<>();
+
+    public RemoteStripeParticipant(Transport transport, Function<String, Peer> peerOf, Predicate<StripeRecord> coldParity)
+    {
+        this.transport = transport;
+        this.peerOf = peerOf;
+        this.coldParity = coldParity;
+    }
+
+    /** {@code <keyspace>.<table>/<sstable id>} */
+    public static String memberName(TableRef table, String sstableId)
+    {
+        return table.keyspace() + "." + table.table() + "/" + sstableId;
+    }
+
+    public static TableRef tableOf(String memberName)
+    {
+        int slash = memberName.indexOf('/');
+        int dot = memberName.indexOf('.');
+        if (slash < 0 || dot < 0 || dot > slash)
+            throw new IllegalArgumentException("member name must be <keyspace>.<table>/<sstable id>, was '" + memberName + "'");
+        return new TableRef(memberName.substring(0, dot), memberName.substring(dot + 1, slash));
+    }
+
+    /** The table of a stripe: that of its first real member (a stripe never mixes tables). */
+    public static TableRef tableOf(StripeRecord stripe)
+    {
+        for (Member m : stripe.members())
+            if (!m.isVirtual())
+                return tableOf(m.sstable());
+        throw new IllegalArgumentException("stripe " + stripe.id() + " has no real member");
+    }
+
+    public static String sstableOf(String memberName)
+    {
+        return memberName.substring(memberName.indexOf('/') + 1);
+    }
+
+    public static String nodeLocator(Peer peer, String absolutePath)
+    {
+        return "node:" + peer.host() + ":" + peer.port() + absolutePath;
+    }
+
+    @Override
+    public void shipChunks(StripeRecord stripe)
+    {
+        describe(stripe, true);
+    }
+
+    @Override
+    public void writeParity(StripeRecord stripe)
+    {
+        parityInfos(stripe, layoutWith(stripe, null));
+    }
+
+    @Override
+    public void stubSecondaries(StripeRecord stripe)
+    {
+        StripeLayout pending = layoutWith(stripe, null);
+        List<ParityInfo> parity = parityInfos(stripe, pending);
+        List<String> parityLocators = new ArrayList<>();
+        for (ParityInfo p : parity)
+            parityLocators.add(p.locator());
+        StripeLayout layout = layoutWith(stripe, parityLocators);
+        MemberInfo[] infos = describe(stripe, false);
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int i = 0; i < stripe.k(); i++)
+        {
+            Member m = stripe.members().get(i);
+            if (m.isVirtual())
+                continue;
+            StubRequest req = new StubRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString(), layout, i,
+                                              infos[i].checksums(), List.of());
+            calls.add(slow(peerOf.apply(m.node()), Verbs.STUB, req.encode()));
+        }
+        StubResult total = new StubResult(0, 0, 0, 0);
+        for (CompletableFuture<byte[]> c : calls)
+            total = total.plus(StubResult.decode(await(c, "STUB")));
+        logger.info("stripe {}: {} secondaries stubbed, their purge {} -> {} bytes ({} SSTables busy, kept)", stripe.id(),
+                    total.secondaries(), total.bytesBefore(), total.bytesAfter(), total.skippedBusy());
+    }
+
+    @Override
+    public void commit(StripeRecord stripe)
+    {
+        forEachMember(stripe, Verbs.COMMIT);
+        described.remove(stripe.id());
+    }
+
+    @Override
+    public void rollback(StripeRecord stripe)
+    {
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int j = 0; j < stripe.m(); j++)
+            calls.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
+                                        new DropParityRequest(tableOf(stripe), stripe.id().toString(), j).encode()));
+        for (CompletableFuture<byte[]> c : calls)
+            await(c, "DROP_PARITY");
+        forEachMember(stripe, Verbs.ROLLBACK);
+        described.remove(stripe.id());
+    }
+
+    private void forEachMember(StripeRecord stripe, int verb)
+    {
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (Member m : stripe.members())
+            if (!m.isVirtual())
+                calls.add(transport.request(peerOf.apply(m.node()), verb,
+                                            new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
+        for (CompletableFuture<byte[]> c : calls)
+            await(c, Verbs.name(verb));
+    }
+
+    /** PIN every real member (idempotent) and remember where its files are; virtual members are null. */
+    private MemberInfo[] describe(StripeRecord stripe, boolean fresh)
+    {
+        MemberInfo[] cached = fresh ? null : described.get(stripe.id());
+        if (cached != null)
+            return cached;
+        MemberInfo[] infos = new MemberInfo[stripe.k()];
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (Member m : stripe.members())
+            calls.add(m.isVirtual() ? null
+                                    : transport.request(peerOf.apply(m.node()), Verbs.PIN,
+                                                        new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
+        for (int i = 0; i < calls.size(); i++)
+        {
+            if (calls.get(i) == null)
+                continue;
+            infos[i] = MemberInfo.decode(await(calls.get(i), "PIN"));
+            long expected = stripe.members().get(i).realBytes();
+            if (infos[i].checksums().length() != expected)
+                throw new IllegalStateException("stripe " + stripe.id() + " member " + i + " (" + stripe.members().get(i).sstable()
+                                                + ") has " + infos[i].checksums().length() + " data bytes, planned " + expected);
+        }
+        described.put(stripe.id(), infos);
+        return infos;
+    }
+
+    /** The layout: data locators from the members' descriptions; parity locators given, or placeholders. */
+    private StripeLayout layoutWith(StripeRecord stripe, List<String> parityLocators)
+    {
+        MemberInfo[] infos = describe(stripe, false);
+        long[] lengths = new long[stripe.k()];
+        List<String> locators = new ArrayList<>();
+        long max = 0;
+        for (int i = 0; i < stripe.k(); i++)
+        {
+            Member m = stripe.members().get(i);
+            if (m.isVirtual())
+            {
+                locators.add("zero:");
+                continue;
+            }
+            lengths[i] = infos[i].checksums().length();
+            max = Math.max(max, lengths[i]);
+            locators.add(nodeLocator(peerOf.apply(m.node()), infos[i].dataPath()));
+        }
+        for (int j = 0; j < stripe.m(); j++)
+            locators.add(parityLocators == null ? PENDING : parityLocators.get(j));
+        return new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, max, locators);
+    }
+
+    private List<ParityInfo> parityInfos(StripeRecord stripe, StripeLayout pending)
+    {
+        boolean cold = coldParity.test(stripe);
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int j = 0; j < stripe.m(); j++)
+            calls.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.BUILD_PARITY,
+                           new BuildParityRequest(tableOf(stripe), stripe.id().toString(), pending, j, cold).encode()));
+        List<ParityInfo> out = new ArrayList<>();
+        for (CompletableFuture<byte[]> c : calls)
+            out.add(ParityInfo.decode(await(c, "BUILD_PARITY")));
+        return out;
+    }
+
+    static byte[] await(CompletableFuture<byte[]> f, String what)
+    {
+        try
+        {
+            return f.get();
+        }
+        catch (InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(what + " interrupted", e);
+        }
+        catch (ExecutionException e)
+        {
+            Throwable c = e.getCause();
+            throw new IllegalStateException(what + " failed: " + (c == null ? e : c.getMessage()), c);
+        }
+    }
+
+    /**
+     * Verbs that move whole members (encode, stub) run for as long as their data takes, far beyond the transport's
+     * request timeout; they are sent once with {@link #SLOW_TIMEOUT_MILLIS} and retried by the state machine's next
+     * attempt (they are idempotent).
+     */
+    private CompletableFuture<byte[]> slow(Peer peer, int verb, byte[] payload)
+    {
+        return transport.requestOnce(peer, verb, payload, SLOW_TIMEOUT_MILLIS);
+    }
+}

@@ -1,0 +1,151 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.transition.AlphaPlanner.NodeAction;
+import io.elect.core.transition.AlphaPlanner.NodeBytes;
+import io.elect.core.transition.AlphaPlanner.Plan;
+import io.elect.core.transition.ParityPlacement.Node;
+import io.elect.core.transition.StripeFormer.Candidate;
+import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+/**
+ * One transitioning round of one table, on the coordinator: the nodes' snapshots -> {@link AlphaPlanner} (how many
+ * bytes each node should encode, how much parity goes cold) -> each node's coldest candidates up to its share ->
+ * {@link StripePlanner} (stripes of k distinct nodes, parity placement) -> each stripe driven through the
+ * {@link StripeStateMachine}. Pure of Cassandra: snapshots, ring and the state machine are given. Candidates waiting
+ * for a stripe keep their first-seen time across rounds, so that {@code stripe_fill_wait_seconds} can expire and
+ * virtual zero chunks fill the stripe. Not thread-safe: one coordinator thread runs rounds.
+ */
+public final class TransitionCoordinator
+{
+    private static final Logger logger = LoggerFactory.getLogger(TransitionCoordinator.class);
+
+    /** The settings of a round (from the node's config). */
+    public record Settings(double alpha, int k, int m, String codecId, boolean encodingEnabled, boolean offloadEnabled,
+                           long alignment, long fillWaitMillis, int maxStripesPerRound)
+    {
+    }
+
+    /** What a round did. */
+    public record RoundResult(TableRef table, Plan plan, int planned, int committed, int rolledBack, int failed)
+    {
+    }
+
+    private final Settings settings;
+    private final LongSupplier clock;
+    private final Map<String, Long> firstSeen = new HashMap<>();
+
+    public TransitionCoordinator(Settings settings, LongSupplier clockMillis)
+    {
+        this.settings = settings;
+        this.clock = clockMillis;
+    }
+
+    public static NodeBytes nodeBytes(NodeSnapshot s)
+    {
+        return new NodeBytes(s.node(), s.unencoded(), s.encodable(), s.encodableOld(), s.encodedHot(), s.encodedHotOld(),
+                             s.encodedCold(), s.stubs(), s.replacedSecondaries(), s.parityHot(), s.parityCold());
+    }
+
+    public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots)
+    {
+        List<NodeBytes> bytes = new ArrayList<>();
+        for (NodeSnapshot s : snapshots)
+            bytes.add(nodeBytes(s));
+        return AlphaPlanner.plan(new AlphaPlanner.Params(settings.alpha(), settings.k(), settings.m(), settings.encodingEnabled(),
+                                                         settings.offloadEnabled(), 0.0), bytes);
+    }
+
+    /**
+     * Candidates each node should encode this round: its coldest candidates (snapshot order) until their bytes reach
+     * the node's share of the plan. A node's share below its smallest candidate still takes one candidate when the
+     * plan asks for at least half of it, so that small tables converge instead of stalling just short of the target.
+     */
+    public static List<CandidateInfo> chosen(NodeSnapshot s, long encodeBytes)
+    {
+        List<CandidateInfo> out = new ArrayList<>();
+        long sum = 0;
+        for (CandidateInfo c : s.candidates())
+        {
+            if (sum >= encodeBytes)
+                break;
+            if (encodeBytes - sum < c.bytes() / 2)
+                break;
+            out.add(c);
+            sum += c.bytes();
+        }
+        return out;
+    }
+
+    /** Plans and runs the stripes of one round; {@code onPlan} sees the plan before any stripe runs. */
+    public RoundResult round(TableRef table, Map<String, NodeSnapshot> snapshots, Collection<Node> ring,
+                             StripeStateMachine machine, Consumer<Plan> onPlan)
+    {
+        long now = clock.getAsLong();
+        Plan plan = plan(settings, snapshots.values());
+        onPlan.accept(plan);
+        List<Candidate> pending = new ArrayList<>();
+        Set<String> seenNow = new HashSet<>();
+        for (NodeAction a : plan.nodes())
+        {
+            NodeSnapshot s = snapshots.get(a.node());
+            if (s == null || a.encodeBytes() <= 0)
+                continue;
+            for (CandidateInfo c : chosen(s, a.encodeBytes()))
+            {
+                String name = RemoteStripeParticipant.memberName(table, c.sstable());
+                String key = s.node() + "|" + name;
+                seenNow.add(key);
+                long since = firstSeen.computeIfAbsent(key, x -> now);
+                pending.add(new Candidate(s.node(), name, c.bytes(), since));
+            }
+        }
+        firstSeen.keySet().removeIf(key -> key.contains("|" + table.keyspace() + "." + table.table() + "/") && !seenNow.contains(key));
+        StripePlanner planner = new StripePlanner(settings.k(), settings.m(), settings.codecId(), settings.alignment(),
+                                                  settings.fillWaitMillis());
+        StripePlanner.Round round = planner.plan(pending, ring, now);
+        int committed = 0, rolledBack = 0, failed = 0, planned = 0;
+        for (StripeRecord r : round.planned())
+        {
+            if (planned >= settings.maxStripesPerRound())
+                break;
+            planned++;
+            try
+            {
+                StripeState end = machine.run(r);
+                if (end == StripeState.COMMITTED)
+                    committed++;
+                else
+                    rolledBack++;
+            }
+            catch (RuntimeException e)
+            {
+                failed++;
+                logger.warn("stripe {} of {} did not finish this round (recovery retries it): {}", r.id(), table, e.toString());
+            }
+            for (StripeFormer.Member m : r.members())
+                if (!m.isVirtual())
+                    firstSeen.remove(m.node() + "|" + m.sstable());
+        }
+        if (planned > 0 || plan.encodeBytes() > 0)
+            logger.info("transition round {}: hot {} of full {} bytes (target {}), plan encode {} parity->cold {}, {} stripes planned, {} committed, {} rolled back, {} failed ({} ms)",
+                        table, (long) plan.hotBytes(), (long) plan.fullReplicationBytes(), (long) plan.targetHotBytes(),
+                        (long) plan.encodeBytes(), (long) plan.parityOffloadBytes(), planned, committed, rolledBack, failed,
+                        clock.getAsLong() - now);
+        return new RoundResult(table, plan, planned, committed, rolledBack, failed);
+    }
+}

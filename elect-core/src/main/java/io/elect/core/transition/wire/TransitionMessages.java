@@ -1,0 +1,349 @@
+package io.elect.core.transition.wire;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.tiered.StripeLayout;
+
+/**
+ * Payloads of the transitioning verbs (docs/formats/verbs.md). Each message is a record with {@code encode()} and a
+ * static {@code decode(byte[])}; every payload starts with version byte {@link #VERSION}. Decoding validates counts
+ * and lengths and fails with an IllegalArgumentException naming the message and field.
+ */
+public final class TransitionMessages
+{
+    /** DO NOT CHANGE without a new version: the version byte of every payload below. */
+    public static final int VERSION = 1;
+
+    private TransitionMessages()
+    {
+    }
+
+    /** A table of ours: the subject of most verbs. */
+    public record TableRef(String keyspace, String table)
+    {
+        void write(Wire.Writer w)
+        {
+            w.str(keyspace).str(table);
+        }
+
+        static TableRef read(Wire.Reader r)
+        {
+            return new TableRef(r.str("keyspace"), r.str("table"));
+        }
+
+        @Override
+        public String toString()
+        {
+            return keyspace + "." + table;
+        }
+    }
+
+    /** SNAPSHOT request: the bytes and candidates of one table on the receiving node. */
+    public record SnapshotRequest(TableRef table)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.toBytes();
+        }
+
+        public static SnapshotRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "SnapshotRequest");
+            SnapshotRequest out = new SnapshotRequest(TableRef.read(r));
+            r.end();
+            return out;
+        }
+    }
+
+    /** A transition candidate: a cold last-level primary SSTable (id as Cassandra prints it). */
+    public record CandidateInfo(String sstable, long bytes, double readRate, long ageMillis)
+    {
+    }
+
+    /**
+     * SNAPSHOT response: the byte counts {@link io.elect.core.transition.AlphaPlanner.NodeBytes} needs, the node's
+     * transition candidates (coldest first) and its replica set size.
+     */
+    public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
+                               long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
+                               long parityHot, long parityCold, List<CandidateInfo> candidates)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            w.str(node).i32(unencoded.length).i32(unencoded.length == 0 ? 0 : unencoded[0].length);
+            for (long[] level : unencoded)
+                for (long b : level)
+                    w.i64(b);
+            w.i64(encodable).i64(encodableOld).i64(encodedHot).i64(encodedHotOld).i64(encodedCold).i64(stubs)
+             .i64(replacedSecondaries).i64(parityHot).i64(parityCold);
+            w.i32(candidates.size());
+            for (CandidateInfo c : candidates)
+                w.str(c.sstable()).i64(c.bytes()).f64(c.readRate()).i64(c.ageMillis());
+            return w.toBytes();
+        }
+
+        public static NodeSnapshot decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "NodeSnapshot");
+            String node = r.str("node");
+            int levels = r.count("levels", 0);
+            int roles = r.count("roles", 0);
+            if ((long) levels * roles > 4096)
+                throw new IllegalArgumentException("NodeSnapshot: " + levels + " x " + roles + " level/role cells is too many");
+            long[][] u = new long[levels][roles];
+            for (int l = 0; l < levels; l++)
+                for (int ro = 0; ro < roles; ro++)
+                    u[l][ro] = r.i64("unencoded");
+            long encodable = r.i64("encodable"), encodableOld = r.i64("encodableOld"), encodedHot = r.i64("encodedHot"),
+                 encodedHotOld = r.i64("encodedHotOld"), encodedCold = r.i64("encodedCold"), stubs = r.i64("stubs"),
+                 replaced = r.i64("replacedSecondaries"), parityHot = r.i64("parityHot"), parityCold = r.i64("parityCold");
+            int n = r.count("candidates", 28);
+            List<CandidateInfo> cands = new ArrayList<>(n);
+            for (int i = 0; i < n; i++)
+                cands.add(new CandidateInfo(r.str("sstable"), r.i64("bytes"), r.f64("readRate"), r.i64("ageMillis")));
+            r.end();
+            return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
+                                    replaced, parityHot, parityCold, cands);
+        }
+
+        /** Hot-tier bytes of the table on this node. */
+        public long hotBytes()
+        {
+            long s = encodedHot + stubs + parityHot;
+            for (long[] level : unencoded)
+                for (long b : level)
+                    s += b;
+            return s;
+        }
+    }
+
+    /** PIN / COMMIT / ROLLBACK request: one data member of a stripe on the receiving node. */
+    public record MemberRequest(TableRef table, String sstable, String stripeId)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(sstable).str(stripeId).toBytes();
+        }
+
+        public static MemberRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MemberRequest");
+            MemberRequest out = new MemberRequest(TableRef.read(r), r.str("sstable"), r.str("stripeId"));
+            r.end();
+            return out;
+        }
+    }
+
+    /** One SSTable component file: its name as Cassandra suffixes it ("Index.db"), where it is, its length. */
+    public record ComponentRef(String name, String location, long length)
+    {
+    }
+
+    static void writeComponents(Wire.Writer w, List<ComponentRef> components)
+    {
+        w.i32(components.size());
+        for (ComponentRef c : components)
+            w.str(c.name()).str(c.location()).i64(c.length());
+    }
+
+    static List<ComponentRef> readComponents(Wire.Reader r)
+    {
+        int n = r.count("components", 16);
+        List<ComponentRef> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++)
+            out.add(new ComponentRef(r.str("component"), r.str("location"), r.i64("length")));
+        return out;
+    }
+
+    /**
+     * PIN response: where the member's data is on its node (absolute path), its other components (absolute paths)
+     * and the data checksums.
+     */
+    public record MemberInfo(String dataPath, ChunkChecksums checksums, List<ComponentRef> components)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            w.str(dataPath);
+            writeChecksums(w, checksums);
+            writeComponents(w, components);
+            return w.toBytes();
+        }
+
+        public static MemberInfo decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MemberInfo");
+            String data = r.str("dataPath");
+            ChunkChecksums cs = readChecksums(r);
+            List<ComponentRef> comps = readComponents(r);
+            r.end();
+            return new MemberInfo(data, cs, comps);
+        }
+    }
+
+    /** BUILD_PARITY request: build parity member {@code index} of the stripe; {@code cold}: store it in the cold tier. */
+    public record BuildParityRequest(TableRef table, String stripeId, StripeLayout layout, int index, boolean cold)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            w.str(stripeId);
+            writeLayout(w, layout);
+            return w.i32(index).bool(cold).toBytes();
+        }
+
+        public static BuildParityRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "BuildParityRequest");
+            BuildParityRequest out = new BuildParityRequest(TableRef.read(r), r.str("stripeId"), readLayout(r), r.i32("index"), r.bool("cold"));
+            r.end();
+            return out;
+        }
+    }
+
+    /** BUILD_PARITY response: the parity member's locator and length. */
+    public record ParityInfo(String locator, long length)
+    {
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).str(locator).i64(length).toBytes();
+        }
+
+        public static ParityInfo decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "ParityInfo");
+            ParityInfo out = new ParityInfo(r.str("locator"), r.i64("length"));
+            r.end();
+            return out;
+        }
+    }
+
+    /** DROP_PARITY request: delete parity member {@code index} of a stripe (local file and cold object). */
+    public record DropParityRequest(TableRef table, String stripeId, int index)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(stripeId).i32(index).toBytes();
+        }
+
+        public static DropParityRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "DropParityRequest");
+            DropParityRequest out = new DropParityRequest(TableRef.read(r), r.str("stripeId"), r.i32("index"));
+            r.end();
+            return out;
+        }
+    }
+
+    /**
+     * STUB request (to a data node: stub every secondary of this member) and STUB_INSTALL request (to one secondary:
+     * install the stub from these component locators and purge older versions). {@code components} is empty in STUB;
+     * in STUB_INSTALL their locations are {@code node:} locators.
+     */
+    public record StubRequest(TableRef table, String sstable, String stripeId, StripeLayout layout, int self,
+                              ChunkChecksums checksums, List<ComponentRef> components)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            w.str(sstable).str(stripeId);
+            writeLayout(w, layout);
+            w.i32(self);
+            writeChecksums(w, checksums);
+            writeComponents(w, components);
+            return w.toBytes();
+        }
+
+        public static StubRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "StubRequest");
+            TableRef t = TableRef.read(r);
+            String sstable = r.str("sstable"), stripe = r.str("stripeId");
+            StripeLayout layout = readLayout(r);
+            int self = r.i32("self");
+            ChunkChecksums cs = readChecksums(r);
+            List<ComponentRef> comps = readComponents(r);
+            r.end();
+            return new StubRequest(t, sstable, stripe, layout, self, cs, comps);
+        }
+    }
+
+    /** STUB / STUB_INSTALL response: secondaries stubbed and the bytes their purge removed. */
+    public record StubResult(int secondaries, long bytesBefore, long bytesAfter, int skippedBusy)
+    {
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).i32(secondaries).i64(bytesBefore).i64(bytesAfter).i32(skippedBusy).toBytes();
+        }
+
+        public static StubResult decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "StubResult");
+            StubResult out = new StubResult(r.i32("secondaries"), r.i64("bytesBefore"), r.i64("bytesAfter"), r.i32("skippedBusy"));
+            r.end();
+            return out;
+        }
+
+        public StubResult plus(StubResult o)
+        {
+            return new StubResult(secondaries + o.secondaries, bytesBefore + o.bytesBefore, bytesAfter + o.bytesAfter,
+                                  skippedBusy + o.skippedBusy);
+        }
+    }
+
+    /** An empty acknowledgement. */
+    public static byte[] ok()
+    {
+        return new Wire.Writer(VERSION).toBytes();
+    }
+
+    static void writeChecksums(Wire.Writer w, ChunkChecksums c)
+    {
+        w.i32(c.chunkSize()).i64(c.length()).i32(c.chunkCount());
+        for (int i = 0; i < c.chunkCount(); i++)
+            w.i32(c.crcOf(i));
+    }
+
+    static ChunkChecksums readChecksums(Wire.Reader r)
+    {
+        int chunkSize = r.i32("chunkSize");
+        long length = r.i64("length");
+        int n = r.count("crcs", 4);
+        int[] crcs = new int[n];
+        for (int i = 0; i < n; i++)
+            crcs[i] = r.i32("crc");
+        return new ChunkChecksums(chunkSize, length, crcs);
+    }
+
+    static void writeLayout(Wire.Writer w, StripeLayout l)
+    {
+        w.str(l.codecId()).i32(l.k()).i32(l.m());
+        for (long d : l.dataLengths())
+            w.i64(d);
+        w.i64(l.stripeLength()).strings(l.locators());
+    }
+
+    static StripeLayout readLayout(Wire.Reader r)
+    {
+        String codec = r.str("codecId");
+        int k = r.i32("k"), m = r.i32("m");
+        if (k < 1 || m < 1 || k + m > 256)
+            throw new IllegalArgumentException("StripeLayout: bad k=" + k + " m=" + m);
+        long[] lengths = new long[k];
+        for (int i = 0; i < k; i++)
+            lengths[i] = r.i64("dataLength");
+        long stripeLength = r.i64("stripeLength");
+        return new StripeLayout(codec, k, m, lengths, stripeLength, r.strings("locators"));
+    }
+}
