@@ -34,6 +34,17 @@ public final class LocalClusterScript
         return runDir;
     }
 
+    /** An attribute of an MBean of local-cluster node {@code node} (1-based; JMX port 7199 + 100 x (node - 1)). */
+    public static Object jmxAttribute(int node, String mbean, String attribute) throws Exception
+    {
+        javax.management.remote.JMXServiceURL url =
+            new javax.management.remote.JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + (7199 + 100 * (node - 1)) + "/jmxrmi");
+        try (javax.management.remote.JMXConnector c = javax.management.remote.JMXConnectorFactory.connect(url))
+        {
+            return c.getMBeanServerConnection().getAttribute(new javax.management.ObjectName(mbean), attribute);
+        }
+    }
+
     /** Runs {@code elect-cluster ARGS}; output is echoed to stdout unless the call is a successful nodetool. */
     public Result run(int timeoutSeconds, String... args) throws Exception
     {
