@@ -6,14 +6,25 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.elect.coding.ErasureCoder;
 
 /**
- * DECODED: the data component is member {@code self} of an erasure-coded stripe and is not stored anywhere; a read
- * of chunks [a, b) fetches bytes [a, b) of k other members and reconstructs just that range (about k times the
+ * DECODED: the data component is member {@code self} of an erasure-coded stripe and is not stored on this node; a
+ * read of chunks [a, b) fetches bytes [a, b) of k other members and reconstructs just that range (about k times the
  * bytes read, never k whole files). Reconstructed chunks are verified against the checksums recorded at encoding
  * time and cached like cold chunks.
+ *
+ * <p>Self first (the default): member {@code self} may still exist elsewhere, e.g. a secondary replica's stub whose
+ * locator names the primary's data file ({@code node:} or {@code file:}). Each run is then first read directly from
+ * self's locator (1x the bytes instead of kx) and verified against the same checksums; if that read fails or does not
+ * verify, the run is reconstructed as above, and self is not tried again for {@value #SELF_RETRY_MILLIS} ms (so a
+ * peer that is down costs one timeout per interval, not one per read). {@code zero:} members are never read.
+ * {@link SourceCounters#directRuns} and {@link SourceCounters#decodedRuns} count which path served.
  *
  * <p>Survivor choice: data members first, then parity, in index order, skipping members that failed (unavailable)
  * during this read. If the reconstruction does not verify (a survivor returned wrong bytes) and spare members exist,
@@ -22,13 +33,29 @@ import io.elect.coding.ErasureCoder;
  */
 public final class DecodedRangeSource extends ChunkedRemoteSource
 {
+    private static final Logger logger = LoggerFactory.getLogger(DecodedRangeSource.class);
+    /** After a failed direct read of self, how long reads go straight to reconstruction. */
+    static final long SELF_RETRY_MILLIS = 5_000;
+
     private final StripeLayout stripe;
     private final int self;
     private final ErasureCoder coder;
     private final StripeMemberReader members;
+    private final boolean selfFirst;
+    /** System.nanoTime() before which self is not read directly (after a failure). */
+    private volatile long selfRetryAt;
+    private volatile boolean selfFailing;
 
+    /** A source that reads self directly first (see the class comment). */
     public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
                               ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters)
+    {
+        this(stripe, self, coder, members, checksums, cache, counters, true);
+    }
+
+    /** @param selfFirst whether to read self directly before reconstructing (false: always reconstruct, e.g. to measure decoding) */
+    public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
+                              ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, boolean selfFirst)
     {
         super(checksums, cache, counters, "decoded:" + stripe.locators().get(self));
         if (self < 0 || self >= stripe.k())
@@ -43,6 +70,8 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         this.self = self;
         this.coder = coder;
         this.members = members;
+        this.selfFirst = selfFirst && !LocatorMemberReader.isZero(stripe.locators().get(self));
+        this.selfRetryAt = System.nanoTime();
     }
 
     public StripeLayout stripe()
@@ -66,6 +95,52 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     {
         long offset = checksums.chunkStart(firstChunk);
         int len = (int) runLength(firstChunk, count);
+        if (selfFirst && System.nanoTime() - selfRetryAt >= 0)
+        {
+            ByteBuffer direct = readSelf(offset, len, firstChunk, count);
+            if (direct != null)
+                return direct;
+        }
+        ByteBuffer out = reconstructRun(firstChunk, count, offset, len);
+        counters.decodedRuns.increment();
+        return out;
+    }
+
+    /** The verified run read from self's own locator, or null (failure logged, self skipped for a while). */
+    private ByteBuffer readSelf(long offset, int len, long firstChunk, int count)
+    {
+        try
+        {
+            counters.requests.increment();
+            ByteBuffer got = members.read(stripe, self, offset, len);
+            if (got.remaining() != len)
+                throw new IOException("returned " + got.remaining() + " of " + len + " bytes");
+            counters.bytesFetched.add(len);
+            ByteBuffer out = got.slice();
+            verifyRun(out, firstChunk, count);
+            counters.directRuns.increment();
+            if (selfFailing)
+            {
+                selfFailing = false;
+                logger.info("{}: member {} is readable directly again", describe(), self);
+            }
+            return out;
+        }
+        catch (IOException | RuntimeException e)
+        {
+            selfRetryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SELF_RETRY_MILLIS);
+            if (!selfFailing)
+            {
+                selfFailing = true;
+                logger.info("{}: direct read of member {} at {}+{} failed ({}); reconstructing from k={} others for {} ms",
+                            describe(), self, offset, len, e.toString(), stripe.k(), SELF_RETRY_MILLIS);
+            }
+            return null;
+        }
+    }
+
+    private ByteBuffer reconstructRun(long firstChunk, int count, long offset, int len) throws IOException
+    {
         Set<Integer> failed = new LinkedHashSet<>();
         ByteBuffer[] fetched = new ByteBuffer[stripe.k() + stripe.m()];
         List<Integer> survivors = pick(failed, -1, List.of());
@@ -172,7 +247,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         long real = stripe.memberLength(member);
         int avail = (int) Math.max(0, Math.min(len, real - offset));
         ByteBuffer buf = ByteBuffer.allocate(len);
-        if (avail > 0)
+        if (avail > 0 && !LocatorMemberReader.isZero(stripe.locators().get(member)))
         {
             counters.requests.increment();
             ByteBuffer got = members.read(stripe, member, offset, avail);

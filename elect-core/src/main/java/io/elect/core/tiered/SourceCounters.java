@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What a remote source fetched: requests to the store (or to stripe members), bytes fetched, chunks served from
- * the cache, corrupt chunks detected and reads repaired. Thread-safe; shared by the sources of one node or kept per
- * source, as the owner chooses.
+ * the cache, corrupt chunks detected, reads repaired, and (decoded sources) which path served each run.
+ * Thread-safe; shared by the sources of one node or kept per source, as the owner chooses.
  */
 public final class SourceCounters
 {
@@ -16,21 +16,25 @@ public final class SourceCounters
     public final LongAdder cacheHits = new LongAdder();
     public final LongAdder corruptChunks = new LongAdder();
     public final LongAdder repairs = new LongAdder();
+    /** Runs of a decoded source served by reading its own member directly (no decoding). */
+    public final LongAdder directRuns = new LongAdder();
+    /** Runs of a decoded source served by reconstruction from k other members. */
+    public final LongAdder decodedRuns = new LongAdder();
 
     public record Snapshot(long reads, long requests, long bytesFetched, long chunksFetched, long cacheHits,
-                           long corruptChunks, long repairs)
+                           long corruptChunks, long repairs, long directRuns, long decodedRuns)
     {
         public Snapshot minus(Snapshot o)
         {
             return new Snapshot(reads - o.reads, requests - o.requests, bytesFetched - o.bytesFetched,
                                 chunksFetched - o.chunksFetched, cacheHits - o.cacheHits, corruptChunks - o.corruptChunks,
-                                repairs - o.repairs);
+                                repairs - o.repairs, directRuns - o.directRuns, decodedRuns - o.decodedRuns);
         }
     }
 
     public Snapshot snapshot()
     {
         return new Snapshot(reads.sum(), requests.sum(), bytesFetched.sum(), chunksFetched.sum(), cacheHits.sum(),
-                            corruptChunks.sum(), repairs.sum());
+                            corruptChunks.sum(), repairs.sum(), directRuns.sum(), decodedRuns.sum());
     }
 }

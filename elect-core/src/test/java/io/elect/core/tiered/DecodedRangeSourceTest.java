@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A stripe of k data members of different lengths plus m parity members, held in memory behind a
- * StripeMemberReader that can make members unavailable or return wrong bytes.
+ * StripeMemberReader that can make members unavailable or return wrong bytes. These sources never read self
+ * directly (selfFirst=false), so every read is a reconstruction; DecodedRangeSourceSelfFirstTest covers self-first.
  */
 class DecodedRangeSourceTest
 {
@@ -101,7 +102,7 @@ class DecodedRangeSourceTest
         for (int self = 0; self < 4; self++)
         {
             ChunkChecksums sums = ChunkChecksums.compute(ByteBuffer.wrap(members[self]), CS);
-            DecodedRangeSource src = new DecodedRangeSource(layout, self, coder, reader, sums, null, null);
+            DecodedRangeSource src = new DecodedRangeSource(layout, self, coder, reader, sums, null, null, false);
             for (int i = 0; i < 50; i++)
             {
                 int len = 1 + rnd.nextInt(CS);
@@ -130,7 +131,7 @@ class DecodedRangeSourceTest
         StripeLayout layout = layout(coder, lengths);
         MemoryMembers reader = new MemoryMembers(members);
         ChunkChecksums sums = ChunkChecksums.compute(ByteBuffer.wrap(members[0]), CS);
-        DecodedRangeSource src = new DecodedRangeSource(layout, 0, coder, reader, sums, null, null);
+        DecodedRangeSource src = new DecodedRangeSource(layout, 0, coder, reader, sums, null, null, false);
         int len = 1000;
         byte[] expect = java.util.Arrays.copyOfRange(members[0], 100, 100 + len);
 

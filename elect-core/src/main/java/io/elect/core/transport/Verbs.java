@@ -1,0 +1,54 @@
+package io.elect.core.transport;
+
+/**
+ * Every ELECT transport verb, in one place so that numbers never collide (docs/formats/verbs.md documents each
+ * payload). DO NOT CHANGE or reuse a number: verbs are on the wire. A verb's payload starts with its own version
+ * byte, so a payload can change without a new verb.
+ */
+public final class Verbs
+{
+    /** Reads a byte range of a stripe member file under the peer's allowed roots ({@code io.elect.core.stripes.MemberServer}). */
+    public static final int READ_MEMBER = 10;
+
+    /** Reserved (lead): snapshots the data files chosen for a stripe so that compaction cannot remove them. */
+    public static final int SNAPSHOT = 20;
+    /** Reserved (lead): pins a member file of a stripe on its node until the stripe commits or rolls back. */
+    public static final int PIN = 21;
+    /** Reserved (lead): asks a node to build parity member(s) of a stripe. */
+    public static final int BUILD_PARITY = 22;
+    /** Reserved (lead): replaces a secondary replica's data file by a decoded stub. */
+    public static final int STUB = 23;
+    /** Reserved (lead): commits a stripe (its parity and stubs become the durable state). */
+    public static final int COMMIT = 24;
+    /** Reserved (lead): rolls back an uncommitted stripe (drops its parity and pins). */
+    public static final int ROLLBACK = 25;
+    /** Reserved (lead): deletes a parity member of a stripe. */
+    public static final int DROP_PARITY = 26;
+    /** Reserved (lead): uploads a parity member to the cold tier. */
+    public static final int OFFLOAD_PARITY = 27;
+    /** Reserved (lead): reports what a node holds of a stripe. */
+    public static final int STRIPE_STATUS = 28;
+
+    private Verbs()
+    {
+    }
+
+    /** The constant's name for logs, or {@code verb-N} for a number no constant has. */
+    public static String name(int verb)
+    {
+        return switch (verb)
+        {
+            case READ_MEMBER -> "READ_MEMBER";
+            case SNAPSHOT -> "SNAPSHOT";
+            case PIN -> "PIN";
+            case BUILD_PARITY -> "BUILD_PARITY";
+            case STUB -> "STUB";
+            case COMMIT -> "COMMIT";
+            case ROLLBACK -> "ROLLBACK";
+            case DROP_PARITY -> "DROP_PARITY";
+            case OFFLOAD_PARITY -> "OFFLOAD_PARITY";
+            case STRIPE_STATUS -> "STRIPE_STATUS";
+            default -> "verb-" + verb;
+        };
+    }
+}
