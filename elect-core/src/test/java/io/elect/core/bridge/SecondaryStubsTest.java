@@ -259,6 +259,34 @@ class SecondaryStubsTest
         assertEquals(0, again.rowsDropped() + again.cellsDropped(), again.toString());
         assertTrue(cfs.getLiveSSTables().contains(xp));
         assertSame(stub, SecondaryStubs.install(cfs, components, stripe, 0, sums));
+
+        // a failed install (a component vanished mid-way) leaves no file and no SSTable behind
+        Set<Path> filesBefore = listing(stub.descriptor.directory.toPath());
+        Set<SSTableReader> liveBefore = new HashSet<>(cfs.getLiveSSTables());
+        Map<String, Path> broken = new LinkedHashMap<>(components);
+        broken.put("Summary.db", base.resolve("no-such-file"));
+        List<String> otherLocators = new ArrayList<>(stripe.locators());
+        otherLocators.set(2, LocatorMemberReader.file(base.resolve("elsewhere")));
+        StripeLayout otherStripe = new StripeLayout(stripe.codecId(), 2, 1, stripe.dataLengths(), stripe.stripeLength(), otherLocators);
+        try
+        {
+            SecondaryStubs.install(cfs, broken, otherStripe, 0, sums);
+            throw new AssertionError("install with a missing component must fail");
+        }
+        catch (java.io.IOException expectedFailure)
+        {
+            // expected
+        }
+        assertEquals(liveBefore, new HashSet<>(cfs.getLiveSSTables()));
+        assertEquals(filesBefore, listing(stub.descriptor.directory.toPath()), "no leftovers of the failed install");
+    }
+
+    private static Set<Path> listing(Path dir) throws java.io.IOException
+    {
+        try (java.util.stream.Stream<Path> files = Files.list(dir))
+        {
+            return files.filter(Files::isRegularFile).collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+        }
     }
 
     /** A k=len(dataFiles), m=1 stripe with file: locators, parity computed with the real coder. */
