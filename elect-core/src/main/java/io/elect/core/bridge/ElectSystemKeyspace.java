@@ -16,8 +16,8 @@ import org.apache.cassandra.service.StorageService;
  *
  * <p>The table id is fixed ({@link #STRIPES_ID}) so that nodes creating the table concurrently at first start create
  * the SAME table (Cassandra resolves identical schema changes; two random ids would be a schema conflict).
- * Replication: SimpleStrategy, factor min(3, nodes in the ring at creation); raise it with ALTER KEYSPACE as the
- * cluster grows, as for system_auth.
+ * Replication: SimpleStrategy, factor min(3, nodes in the ring); {@link #ensure} raises it when the ring has grown
+ * (the coordinator calls it every round; existing rows reach new replicas by repair or by their next write).
  */
 public final class ElectSystemKeyspace
 {
@@ -32,6 +32,12 @@ public final class ElectSystemKeyspace
     {
     }
 
+    /** Whether the stripes table exists (in this node's schema). */
+    public static boolean exists()
+    {
+        return Schema.instance.getTableMetadata(KEYSPACE, STRIPES) != null;
+    }
+
     /** Creates the keyspace and tables if absent. Idempotent; REQUIRES: the node has joined the ring. */
     public static synchronized void ensure()
     {
@@ -41,6 +47,14 @@ public final class ElectSystemKeyspace
             QueryProcessor.execute("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
                                    + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': " + rf + "}",
                                    ConsistencyLevel.ONE);
+        else if (Schema.instance.getKeyspaceMetadata(KEYSPACE).params.replication.options.containsKey("replication_factor")
+                 && Integer.parseInt(Schema.instance.getKeyspaceMetadata(KEYSPACE).params.replication.options.get("replication_factor")) < rf)
+        {
+            // the ring grew since creation: raise the factor (new replicas get the rows by repair or by the next writes)
+            QueryProcessor.execute("ALTER KEYSPACE " + KEYSPACE
+                                   + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': " + rf + "}",
+                                   ConsistencyLevel.ONE);
+        }
         if (Schema.instance.getTableMetadata(KEYSPACE, STRIPES) == null)
             QueryProcessor.execute("CREATE TABLE IF NOT EXISTS " + KEYSPACE + "." + STRIPES + " ("
                                    + " id blob PRIMARY KEY,"        // 16-byte stripe id

@@ -34,8 +34,10 @@ import io.elect.core.config.ColdTierStores;
 import io.elect.core.config.ElectConfig;
 import io.elect.core.tiered.ChunkChecksums;
 import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.ParityBuilder;
 import io.elect.core.tiered.StripeMemberReader;
+import io.elect.core.stripes.NodeMemberReader;
+import io.elect.core.stripes.ParityBuilder;
+import io.elect.core.stripes.ParitySidecar;
 import io.elect.core.tiered.TieredSidecar;
 import io.elect.core.transition.HotnessPolicy;
 import io.elect.core.transition.HotnessPolicy.SSTableInfo;
@@ -76,6 +78,7 @@ final class LocalTransitionOps
     private final Transport transport;
     private final Peer self;
     private final StripeMemberReader members;
+    private final NodeMemberReader nodes;
     private final Map<TableRef, HotnessState> hotness = new ConcurrentHashMap<>();
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
 
@@ -87,8 +90,9 @@ final class LocalTransitionOps
         volatile Set<String> previous = Set.of();
     }
 
-    LocalTransitionOps(ElectConfig config, Transport transport, StripeMemberReader members)
+    LocalTransitionOps(ElectConfig config, Transport transport, StripeMemberReader members, NodeMemberReader nodes)
     {
+        this.nodes = nodes;
         this.config = config;
         this.transport = transport;
         this.self = transport.localPeer();
@@ -328,7 +332,7 @@ final class LocalTransitionOps
         if (Files.exists(coldMarker))
             return new ParityInfo(LocatorMemberReader.cold(ColdTierStores.DEFAULT_STORE, coldKey), req.layout().stripeLength());
         long start = System.nanoTime();
-        ParityBuilder.ParityResult built = ParityBuilder.build(req.layout(), req.index(), members, dir, name);
+        ParityBuilder.ParityResult built = new ParityBuilder().build(req.layout(), req.index(), members, dir, name);
         if (!req.cold())
         {
             logger.info("parity {} of stripe {} ({}) built: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
@@ -345,7 +349,7 @@ final class LocalTransitionOps
             ch.force(true);
         }
         Files.move(tmp, coldMarker, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        ParityBuilder.delete(built.path());
+        deleteParityFile(built.path());
         logger.info("parity {} of stripe {} ({}) built and offloaded to {}: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
                     coldKey, built.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         return new ParityInfo(LocatorMemberReader.cold(ColdTierStores.DEFAULT_STORE, coldKey), built.length());
@@ -355,7 +359,7 @@ final class LocalTransitionOps
     {
         Path dir = parityDir(req.table());
         String name = parityName(req.stripeId(), req.index());
-        ParityBuilder.delete(dir.resolve(name));
+        deleteParityFile(dir.resolve(name));
         Path coldMarker = dir.resolve(name.replace(".parity", ".cold"));
         var store = TieredSSTables.store(ColdTierStores.DEFAULT_STORE);
         if (store.isPresent())
@@ -421,7 +425,24 @@ final class LocalTransitionOps
         }
         finally
         {
-            ParityBuilder.deleteTree(tmp);
+            deleteTree(tmp);
+        }
+    }
+
+    private static void deleteParityFile(Path file) throws IOException
+    {
+        Files.deleteIfExists(file);
+        Files.deleteIfExists(ParitySidecar.of(file));
+    }
+
+    private static void deleteTree(Path dir) throws IOException
+    {
+        if (!Files.exists(dir))
+            return;
+        try (java.util.stream.Stream<Path> s = Files.walk(dir))
+        {
+            for (Path p : (Iterable<Path>) s.sorted(java.util.Comparator.reverseOrder())::iterator)
+                Files.deleteIfExists(p);
         }
     }
 
@@ -434,7 +455,7 @@ final class LocalTransitionOps
             while (off < length)
             {
                 int n = (int) Math.min(window, length - off);
-                ByteBuffer b = LocatorMemberReader.readLocator(members, locator, off, n);
+                ByteBuffer b = nodes.read(LocatorMemberReader.NodeLocator.parse(locator), off, n);
                 while (b.hasRemaining())
                     out.write(b);
                 off += n;

@@ -78,7 +78,7 @@ public final class TieredSSTables
     private static final TieredChunkCache cache = new TieredChunkCache(Long.getLong(CACHE_BYTES_PROPERTY, 64L << 20));
     private static final SourceCounters coldCounters = new SourceCounters();
     private static final SourceCounters decodedCounters = new SourceCounters();
-    private static final LocatorMemberReader members = new LocatorMemberReader(stores::get);
+    private static volatile LocatorMemberReader members = new LocatorMemberReader(stores::get);
     private static volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
 
     private TieredSSTables()
@@ -92,6 +92,15 @@ public final class TieredSSTables
         if (name == null || !name.matches("[A-Za-z0-9_.-]+"))
             throw new IllegalArgumentException("store name must match [A-Za-z0-9_.-]+, got '" + name + "'");
         stores.put(name, store);
+    }
+
+    /**
+     * Lets DECODED sources read {@code node:} members (peers' files over the ELECT transport). Until it is called,
+     * such members are unavailable and reads reconstruct from the other members.
+     */
+    public static void setNodeReader(LocatorMemberReader.NodeReader nodes)
+    {
+        members = new LocatorMemberReader(stores::get, nodes);
     }
 
     public static Optional<ColdStore> store(String name)

@@ -27,8 +27,8 @@ import io.elect.coding.ErasureCoders;
 import io.elect.core.config.ElectConfig;
 import io.elect.core.config.Json;
 import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.NodeMemberReader;
-import io.elect.core.tiered.MemberServer;
+import io.elect.core.stripes.MemberServer;
+import io.elect.core.stripes.NodeMemberReader;
 import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.RemoteStripeParticipant;
@@ -82,14 +82,21 @@ public final class TransitionService
         String host = FBUtilities.getBroadcastAddressAndPort().getAddress().getHostAddress();
         this.transport = new NettyTransport(host, config.transportPort, TransportOptions.fromConfig(config), new ElectPeerLiveness());
         NodeMemberReader nodes = new NodeMemberReader(transport);
-        LocatorMemberReader members = new LocatorMemberReader(name -> TieredSSTables.store(name).orElse(null), nodes);
+        LocatorMemberReader members = nodes.members(name -> TieredSSTables.store(name).orElse(null));
         TieredSSTables.setNodeReader(nodes);
         List<Path> roots = new ArrayList<>();
         for (String dir : DatabaseDescriptor.getAllDataFileLocations())
             roots.add(Paths.get(dir).toAbsolutePath());
         roots.add(ElectStateDir.root());
-        new MemberServer(roots).register(transport);
-        this.ops = new LocalTransitionOps(config, transport, members);
+        try
+        {
+            new MemberServer(transport, roots);
+        }
+        catch (java.io.IOException e)
+        {
+            throw new java.io.UncheckedIOException("READ_MEMBER server: " + e.getMessage(), e);
+        }
+        this.ops = new LocalTransitionOps(config, transport, members, nodes);
         ops.register();
         RemoteStripeParticipant participant = new RemoteStripeParticipant(transport, this::peerOf, this::coldParity);
         this.machine = new StripeStateMachine(store, participant, System::currentTimeMillis);
@@ -101,7 +108,6 @@ public final class TransitionService
     {
         if (instance != null)
             return;
-        ElectSystemKeyspace.ensure();
         TransitionService s = new TransitionService(config);
         instance = s;
         if (config.erasureCodingEnabled)
@@ -161,6 +167,9 @@ public final class TransitionService
         List<InetAddressAndPort> ring = ringIfAllUp();
         if (ring == null || ring.isEmpty() || !ring.get(0).equals(FBUtilities.getBroadcastAddressAndPort()))
             return;
+        // Created by the coordinator with every ring member up, so that its replication factor is min(3, ring)
+        // rather than that of whichever node started first.
+        ElectSystemKeyspace.ensure();
         StripeRecovery.Summary rec = StripeRecovery.recover(store, machine);
         if (rec.committed() + rec.rolledBack() + rec.pending().size() > 0)
             logger.info("transition recovery: {} committed, {} rolled back, {} rows removed, {} pending", rec.committed(),
@@ -264,7 +273,7 @@ public final class TransitionService
         Map<String, Object> states = new TreeMap<>();
         for (StripeState st : StripeState.values())
             states.put(st.name().toLowerCase(), 0);
-        for (StripeRecord r : store.list())
+        for (StripeRecord r : ElectSystemKeyspace.exists() ? store.list() : List.<StripeRecord>of())
             states.merge(r.state().name().toLowerCase(), 1, (a, b) -> (Integer) a + (Integer) b);
         doc.put("stripes", states);
         return Json.write(doc);

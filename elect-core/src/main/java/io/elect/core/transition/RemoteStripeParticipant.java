@@ -12,6 +12,7 @@ import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.elect.core.tiered.LocatorMemberReader;
 import io.elect.core.tiered.StripeLayout;
 import io.elect.core.transition.StripeFormer.Member;
 import io.elect.core.transition.wire.TransitionMessages;
@@ -94,7 +95,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
 
     public static String nodeLocator(Peer peer, String absolutePath)
     {
-        return "node:" + peer.host() + ":" + peer.port() + absolutePath;
+        return LocatorMemberReader.node(peer.host(), peer.port(), java.nio.file.Paths.get(absolutePath));
     }
 
     @Override
@@ -205,7 +206,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
             Member m = stripe.members().get(i);
             if (m.isVirtual())
             {
-                locators.add("zero:");
+                locators.add(LocatorMemberReader.zero());
                 continue;
             }
             lengths[i] = infos[i].checksums().length();

@@ -28,6 +28,8 @@ public final class Verbs
     public static final int OFFLOAD_PARITY = 27;
     /** Reserved (lead): reports what a node holds of a stripe. */
     public static final int STRIPE_STATUS = 28;
+    /** A secondary installs the stub of a stripe member and purges its older row versions. */
+    public static final int STUB_INSTALL = 29;
 
     private Verbs()
     {
@@ -48,6 +50,7 @@ public final class Verbs
             case DROP_PARITY -> "DROP_PARITY";
             case OFFLOAD_PARITY -> "OFFLOAD_PARITY";
             case STRIPE_STATUS -> "STRIPE_STATUS";
+            case STUB_INSTALL -> "STUB_INSTALL";
             default -> "verb-" + verb;
         };
     }

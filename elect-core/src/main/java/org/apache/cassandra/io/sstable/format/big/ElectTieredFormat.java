@@ -11,6 +11,9 @@ import org.apache.cassandra.io.sstable.SSTable;
 import org.apache.cassandra.io.sstable.format.AbstractSSTableFormat;
 import org.apache.cassandra.io.sstable.format.SSTableFormat;
 import org.apache.cassandra.io.sstable.format.SSTableReaderLoadingBuilder;
+import org.apache.cassandra.cache.KeyCacheKey;
+import org.apache.cassandra.db.DecoratedKey;
+import org.apache.cassandra.io.sstable.AbstractRowIndexEntry;
 import org.apache.cassandra.io.sstable.keycache.KeyCache;
 import org.apache.cassandra.io.sstable.metadata.StatsMetadata;
 import org.apache.cassandra.io.util.FileHandle;
@@ -76,6 +79,12 @@ public class ElectTieredFormat extends BigFormat
     static final class TieredReaderFactory extends BigTableReaderFactory
     {
         @Override
+        public BigTableReader.Builder builder(Descriptor descriptor)
+        {
+            return new TieredReaderBuilder(descriptor);
+        }
+
+        @Override
         public SSTableReaderLoadingBuilder<BigTableReader, BigTableReader.Builder> loadingBuilder(Descriptor descriptor,
                                                                                                   TableMetadataRef tableMetadataRef,
                                                                                                   Set<Component> components)
@@ -114,6 +123,45 @@ public class ElectTieredFormat extends BigFormat
             // Cached index entries are tagged with the BIG format instance and asserted against the reader's format:
             // tiered readers skip the key cache (the index stays local, so the cost is one index lookup per read).
             builder.setKeyCache(KeyCache.NO_CACHE);
+        }
+    }
+
+    /** Builds {@link TieredTableReader}s. */
+    static final class TieredReaderBuilder extends BigTableReader.Builder
+    {
+        TieredReaderBuilder(Descriptor descriptor)
+        {
+            super(descriptor);
+        }
+
+        @Override
+        protected BigTableReader buildInternal(Owner owner)
+        {
+            return new TieredTableReader(this, owner);
+        }
+    }
+
+    /**
+     * A BIG reader that never touches the key cache. Cassandra tags cached index entries with the BIG format instance
+     * and asserts ({@code KeyCacheSupport.cacheKey}, with -ea) that it is the reader's format, which for a tiered
+     * SSTable it is not; the key cache is NO_CACHE anyway, so caching is skipped rather than asserted.
+     */
+    static final class TieredTableReader extends BigTableReader
+    {
+        TieredTableReader(Builder builder, Owner owner)
+        {
+            super(builder, owner);
+        }
+
+        @Override
+        public void cacheKey(DecoratedKey key, AbstractRowIndexEntry info)
+        {
+        }
+
+        @Override
+        public AbstractRowIndexEntry getCachedPosition(KeyCacheKey key, boolean updateStats)
+        {
+            return null;
         }
     }
 

@@ -1,0 +1,91 @@
+package io.elect.core.transition.wire;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.tiered.StripeLayout;
+import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
+import io.elect.core.transition.wire.TransitionMessages.ComponentRef;
+import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
+import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubResult;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Round trips of every transitioning payload, and rejection of truncated, padded and foreign-version payloads. */
+class TransitionMessagesTest
+{
+    private static final TableRef T = new TableRef("ks", "usertable");
+    private static final ChunkChecksums SUMS = new ChunkChecksums(16384, 20000, new int[]{ 7, -3 });
+    private static final StripeLayout LAYOUT = new StripeLayout("rs-cauchy-gf8-v1", 2, 1, new long[]{ 20000, 0 }, 20000,
+                                                                List.of("node:10.0.0.1:7070/d/a-Data.db", "zero:", "cold:cold-tier/p/0"));
+
+    @Test
+    void roundTrips()
+    {
+        assertEquals(new SnapshotRequest(T), SnapshotRequest.decode(new SnapshotRequest(T).encode()));
+        NodeSnapshot snap = new NodeSnapshot("10.0.0.1", new long[][]{ { 1, 2, 3 }, { 4, 5, 6 } }, 7, 6, 8, 7, 9, 10, 11, 12, 13,
+                                             List.of(new CandidateInfo("3gfx_0k7r_2", 1000, 0.25, 99)));
+        NodeSnapshot back = NodeSnapshot.decode(snap.encode());
+        assertTrue(Arrays.deepEquals(snap.unencoded(), back.unencoded()));
+        assertEquals(snap.candidates(), back.candidates());
+        assertEquals(List.of(snap.encodable(), snap.encodableOld(), snap.encodedHot(), snap.encodedHotOld(), snap.encodedCold(),
+                             snap.stubs(), snap.replacedSecondaries(), snap.parityHot(), snap.parityCold()),
+                     List.of(back.encodable(), back.encodableOld(), back.encodedHot(), back.encodedHotOld(), back.encodedCold(),
+                             back.stubs(), back.replacedSecondaries(), back.parityHot(), back.parityCold()));
+        assertEquals(1 + 2 + 3 + 4 + 5 + 6 + 8 + 10 + 12, snap.hotBytes());
+
+        MemberRequest mr = new MemberRequest(T, "3gfx_0k7r_2", "00112233445566778899aabbccddeeff");
+        assertEquals(mr, MemberRequest.decode(mr.encode()));
+        MemberInfo mi = new MemberInfo("/d/a-Data.db", SUMS, List.of(new ComponentRef("Index.db", "/d/a-Index.db", 42)));
+        MemberInfo mib = MemberInfo.decode(mi.encode());
+        assertEquals(mi.dataPath(), mib.dataPath());
+        assertEquals(mi.components(), mib.components());
+        assertArrayEquals(SUMS.crcs(), mib.checksums().crcs());
+        assertEquals(SUMS.length(), mib.checksums().length());
+
+        BuildParityRequest bp = new BuildParityRequest(T, "00112233445566778899aabbccddeeff", LAYOUT, 0, true);
+        assertEquals(bp, BuildParityRequest.decode(bp.encode()));
+        assertEquals(new ParityInfo("cold:x/y", 5), ParityInfo.decode(new ParityInfo("cold:x/y", 5).encode()));
+        DropParityRequest dp = new DropParityRequest(T, "00112233445566778899aabbccddeeff", 1);
+        assertEquals(dp, DropParityRequest.decode(dp.encode()));
+        StubRequest sr = new StubRequest(T, "3gfx_0k7r_2", "00112233445566778899aabbccddeeff", LAYOUT, 0, SUMS,
+                                         List.of(new ComponentRef("Index.db", "node:10.0.0.1:7070/d/a-Index.db", 42)));
+        StubRequest srb = StubRequest.decode(sr.encode());
+        assertEquals(sr.layout(), srb.layout());
+        assertEquals(sr.components(), srb.components());
+        assertEquals(sr.self(), srb.self());
+        assertEquals(new StubResult(2, 100, 10, 1), StubResult.decode(new StubResult(2, 100, 10, 1).encode()));
+    }
+
+    @Test
+    void rejectsBadPayloads()
+    {
+        byte[] good = new MemberRequest(T, "id", "stripe").encode();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MemberRequest.decode(Arrays.copyOf(good, good.length - 1)));
+        assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> MemberRequest.decode(Arrays.copyOf(good, good.length + 1)));
+        assertTrue(e.getMessage().contains("trailing"), e.getMessage());
+        byte[] v2 = good.clone();
+        v2[0] = 2;
+        e = assertThrows(IllegalArgumentException.class, () -> MemberRequest.decode(v2));
+        assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+        // a huge count must not allocate: it is checked against the bytes left
+        byte[] snap = new NodeSnapshot("n", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of()).encode();
+        snap[snap.length - 1] = 0x7f;
+        assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(snap));
+    }
+}
