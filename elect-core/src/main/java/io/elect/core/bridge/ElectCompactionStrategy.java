@@ -189,7 +189,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         {
             unplace(sstable);
             place(sstable);
-            logger.info("ELECT {} of {}.{} moved from {} to {}", sstable.descriptor, cfs.getKeyspaceName(),
+            logger.debug("ELECT {} of {}.{} moved from {} to {}", sstable.descriptor, cfs.getKeyspaceName(),
                         cfs.getTableName(), placementName(p), placementName(target));
         }
         return true;

@@ -156,7 +156,7 @@ public final class FrozenSSTables
         // by then the registry says frozen, so every strategy (existing or created later) keeps it out of its trees.
         try (LifecycleTransaction txn = hold(cfs, r))
         {
-            update(cfs, id, tag);
+            update(cfs, id, null, tag);
             for (ElectCompactionStrategy s : strategies)
                 s.reclassify(r);
             txn.abort(); // releases r: nothing was staged, nothing is obsoleted
@@ -184,7 +184,7 @@ public final class FrozenSSTables
         long start = System.nanoTime();
         if (!cfs.getLiveSSTables().contains(r))
         {
-            update(cfs, id, null);
+            update(cfs, id, tag, null);
             logger.info("Unfroze {} of {}.{} (tag {}, no longer live: entry removed)", r.descriptor,
                         cfs.getKeyspaceName(), cfs.getTableName(), tag);
             return;
@@ -192,7 +192,7 @@ public final class FrozenSSTables
         List<ElectCompactionStrategy> strategies = electStrategies(cfs);
         try (LifecycleTransaction txn = hold(cfs, r))
         {
-            update(cfs, id, null);
+            update(cfs, id, tag, null);
             for (ElectCompactionStrategy s : strategies)
                 s.reclassify(r);
             txn.abort();
@@ -232,11 +232,19 @@ public final class FrozenSSTables
             throw new IllegalArgumentException("tag must match " + TAG.pattern() + ", got '" + tag + "'");
     }
 
-    /** Sets (tag != null) or removes the entry of id, garbage-collects, persists, then publishes the snapshot. */
-    private static synchronized void update(ColumnFamilyStore cfs, String id, String tag) throws IOException
+    /**
+     * Replaces the entry of id, which must be {@code expected} (null = absent; re-checked here because a concurrent
+     * freeze may have won since the caller looked), by {@code tag} (null = remove); garbage-collects, persists, then
+     * publishes the snapshot.
+     */
+    private static synchronized void update(ColumnFamilyStore cfs, String id, String expected, String tag) throws IOException
     {
         String name = cfs.getKeyspaceName() + '.' + cfs.getTableName();
         Map<String, String> next = new TreeMap<>(frozen(cfs));
+        String owner = next.get(id);
+        if (owner == null ? expected != null : !owner.equals(expected))
+            throw new IllegalStateException("SSTable " + id + " of " + name + " is frozen with tag '" + owner
+                                            + "', expected " + (expected == null ? "no entry" : "'" + expected + "'"));
         if (tag == null)
             next.remove(id);
         else

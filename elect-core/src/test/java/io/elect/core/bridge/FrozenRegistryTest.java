@@ -89,6 +89,15 @@ class FrozenRegistryTest
     }
 
     @Test
+    void readsTheDocumentedExample() throws IOException
+    {
+        Path file = dir.resolve("ycsb.usertable.txt");
+        Files.writeString(file, "elect-frozen-registry\nversion=1\ntable=ycsb.usertable\n"
+                                + "frozen=3gk1_0tqx_2pjdc2l3r1pyynyb3d stripe-00000042\ncrc32c=75348c88\n");
+        assertEquals(Map.of("3gk1_0tqx_2pjdc2l3r1pyynyb3d", "stripe-00000042"), FrozenSSTables.read(file, "ycsb.usertable"));
+    }
+
+    @Test
     void refusesBadTagsAndIds()
     {
         Path file = dir.resolve(TABLE + ".txt");
