@@ -45,9 +45,14 @@ import org.apache.cassandra.utils.TimeUUID;
  *     inputs may cross roles use {@link RoleSplittingCompactionTask}, and per-role trees only compact SSTables of
  *     their own role, whose outputs are subsets of their inputs' keys.</li>
  * <li>Each SSTable handed to this instance is in exactly one place: the leveled tree of its role (an inner
- *     {@link LeveledCompactionStrategy} with this table's options, so LCS semantics per role) or the misfit set
- *     (it spans a role boundary: imported, streamed whole, or the role map changed). Misfits are re-split first by
+ *     {@link LeveledCompactionStrategy} with this table's options, so LCS semantics per role), the misfit set
+ *     (it spans a role boundary: imported, streamed whole, or the role map changed) or the frozen set
+ *     ({@link FrozenSSTables#isFrozen}: tiered or erasure-coded, never compacted). Misfits are re-split first by
  *     the next background compaction, one SSTable per task, keeping their level where no overlap results.</li>
+ * <li>Frozen SSTables are in {@link #getSSTables()} (Cassandra's accounting) but in no tree: no background,
+ *     maximal or tombstone task takes them, and they do not count in any tree's level sizes (LCS scoring).
+ *     User-defined and token-range compactions skip them (logged, not an error: a range compaction would otherwise
+ *     fail whenever its range holds one); {@link #getCompactionTask} (upgradesstables, relocation) refuses them.</li>
  * <li>The role map is re-read on every routing call; when it changes (ring version, replication, test override)
  *     every SSTable is re-classified, which is how a topology change turns straddling SSTables into misfits.</li>
  * </ul>
@@ -65,11 +70,14 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
 
     /** Placement of an SSTable that spans two roles. */
     static final int MISFIT = Integer.MIN_VALUE;
+    /** Placement of a frozen SSTable ({@link FrozenSSTables#isFrozen}): in no tree, never compacted. */
+    static final int FROZEN = Integer.MIN_VALUE + 1;
 
     private final Map<String, String> treeOptions;
     private final Map<Integer, LeveledCompactionStrategy> trees = new TreeMap<>();
     private final Map<SSTableReader, Integer> placement = new HashMap<>();
     private final Set<SSTableReader> misfits = new HashSet<>();
+    private final Set<SSTableReader> frozen = new HashSet<>();
     private RoleRanges<Token> roles;
     private boolean started;
 
@@ -111,7 +119,14 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         return now;
     }
 
+    /** Where the SSTable belongs now: {@link #FROZEN}, else its role by range. */
     private int classify(SSTableReader sstable)
+    {
+        return FrozenSSTables.isFrozen(sstable) ? FROZEN : roleOf(sstable);
+    }
+
+    /** The role holding the SSTable's whole range, or {@link #MISFIT}. */
+    private int roleOf(SSTableReader sstable)
     {
         Integer role = roles.spanRole(sstable.getFirst().getToken(), sstable.getLast().getToken());
         return role == null ? MISFIT : role;
@@ -138,6 +153,8 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         placement.put(sstable, target);
         if (target == MISFIT)
             misfits.add(sstable);
+        else if (target == FROZEN)
+            frozen.add(sstable);
         else
             tree(target).addSSTable(sstable);
     }
@@ -149,8 +166,38 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
             return;
         if (p == MISFIT)
             misfits.remove(sstable);
+        else if (p == FROZEN)
+            frozen.remove(sstable);
         else
             trees.get(p).removeSSTable(sstable);
+    }
+
+    /**
+     * Re-places one SSTable after its frozen state changed ({@link FrozenSSTables}): out of its tree when frozen,
+     * back into its role's tree (or the misfits) when unfrozen. No-op if this instance does not hold it.
+     * REQUIRES: the caller holds the SSTable against compaction (marked compacting), so no task has it in flight.
+     * @return whether this instance holds the SSTable
+     */
+    public synchronized boolean reclassify(SSTableReader sstable)
+    {
+        currentRoles();
+        Integer p = placement.get(sstable);
+        if (p == null)
+            return false;
+        int target = classify(sstable);
+        if (target != p)
+        {
+            unplace(sstable);
+            place(sstable);
+            logger.debug("ELECT {} of {}.{} moved from {} to {}", sstable.descriptor, cfs.getKeyspaceName(),
+                        cfs.getTableName(), placementName(p), placementName(target));
+        }
+        return true;
+    }
+
+    static String placementName(int p)
+    {
+        return p == MISFIT ? "misfit" : p == FROZEN ? "frozen" : "role " + p;
     }
 
     // ---- SSTable set maintenance (idempotent: Cassandra may repeat notifications) ------------------------------
@@ -203,6 +250,8 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
                 continue;
             if (p == MISFIT)
                 misfits.remove(sstable);
+            else if (p == FROZEN)
+                frozen.remove(sstable);
             else
                 removedByRole.computeIfAbsent(p, k -> new ArrayList<>()).add(sstable);
         }
@@ -214,6 +263,8 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
             placement.put(sstable, target);
             if (target == MISFIT)
                 misfits.add(sstable);
+            else if (target == FROZEN)
+                frozen.add(sstable);
             else
                 addedByRole.computeIfAbsent(target, k -> new ArrayList<>()).add(sstable);
         }
@@ -234,7 +285,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     public synchronized void metadataChanged(StatsMetadata oldMetadata, SSTableReader sstable)
     {
         Integer p = placement.get(sstable);
-        if (p != null && p != MISFIT)
+        if (p != null && p != MISFIT && p != FROZEN)
             trees.get(p).metadataChanged(oldMetadata, sstable);
     }
 
@@ -250,6 +301,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     public synchronized void startup()
     {
         started = true;
+        FrozenSSTables.collectOnce(cfs);
         super.startup();
         for (LeveledCompactionStrategy tree : trees.values())
             tree.startup();
@@ -339,9 +391,17 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         return tasks.isEmpty() ? null : tasks;
     }
 
+    /** Frozen SSTables are dropped from the set (one INFO line), the rest compacted with role splitting. */
     @Override
-    public AbstractCompactionTask getUserDefinedTask(Collection<SSTableReader> sstables, long gcBefore)
+    public AbstractCompactionTask getUserDefinedTask(Collection<SSTableReader> requested, long gcBefore)
     {
+        List<SSTableReader> sstables = new ArrayList<>(requested.size());
+        List<SSTableReader> skipped = new ArrayList<>();
+        for (SSTableReader sstable : requested)
+            (FrozenSSTables.isFrozen(sstable) ? skipped : sstables).add(sstable);
+        if (!skipped.isEmpty())
+            logger.info("ELECT user-defined compaction of {}.{} skips {} frozen SSTables: {}", cfs.getKeyspaceName(),
+                        cfs.getTableName(), skipped.size(), skipped);
         if (sstables.isEmpty())
             return null;
         LifecycleTransaction txn = cfs.getTracker().tryModify(sstables, OperationType.COMPACTION);
@@ -358,6 +418,17 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     @Override
     public AbstractCompactionTask getCompactionTask(LifecycleTransaction txn, long gcBefore, long maxSSTableBytes)
     {
+        List<SSTableReader> frozenInputs = new ArrayList<>();
+        for (SSTableReader sstable : txn.originals())
+            if (FrozenSSTables.isFrozen(sstable))
+                frozenInputs.add(sstable);
+        if (!frozenInputs.isEmpty())
+        {
+            txn.abort(); // release the inputs: callers (e.g. automatic upgrades) do not close it when we throw
+            throw new IllegalStateException("refusing to rewrite frozen SSTables of " + cfs.getKeyspaceName() + '.'
+                                            + cfs.getTableName() + " (tiered or erasure-coded; unfreeze first): "
+                                            + frozenInputs);
+        }
         int level = -1;
         for (SSTableReader sstable : txn.originals())
         {
@@ -376,7 +447,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         currentRoles();
         Map<List<Integer>, List<SSTableReader>> byRoleAndLevel = new HashMap<>();
         for (SSTableReader sstable : sstables)
-            byRoleAndLevel.computeIfAbsent(List.of(classify(sstable), sstable.getSSTableLevel()), k -> new ArrayList<>())
+            byRoleAndLevel.computeIfAbsent(List.of(roleOf(sstable), sstable.getSSTableLevel()), k -> new ArrayList<>())
                           .add(sstable);
         Collection<Collection<SSTableReader>> groups = new ArrayList<>();
         for (List<SSTableReader> same : byRoleAndLevel.values())
@@ -396,7 +467,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
 
     // ---- scanners and per-level statistics ---------------------------------------------------------------------
 
-    /** Leveled scanners per role tree; misfits and SSTables not (yet) placed get one scanner each. */
+    /** Leveled scanners per role tree; misfits, frozen SSTables and SSTables not (yet) placed get one scanner each. */
     @Override
     public synchronized ScannerList getScanners(Collection<SSTableReader> sstables, Collection<Range<Token>> ranges)
     {
@@ -405,7 +476,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         for (SSTableReader sstable : sstables)
         {
             Integer p = placement.get(sstable);
-            if (p == null || p == MISFIT)
+            if (p == null || p == MISFIT || p == FROZEN)
                 loose.add(sstable);
             else
                 byRole.computeIfAbsent(p, k -> new ArrayList<>()).add(sstable);
@@ -434,6 +505,9 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         for (SSTableReader misfit : misfits)
             if (misfit.getSSTableLevel() == level)
                 n++;
+        for (SSTableReader f : frozen)
+            if (f.getSSTableLevel() == level)
+                n++;
         return n;
     }
 
@@ -453,14 +527,18 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         return totals()[1];
     }
 
-    /** [counts per level, bytes per level] over all trees and misfits. */
+    /**
+     * [counts per level, bytes per level] over all trees, misfits and frozen SSTables: Cassandra's per-level report
+     * ({@code nodetool tablestats}) covers every live SSTable. LCS scoring never sees these totals (it runs inside
+     * each role's tree, which holds no frozen SSTable).
+     */
     private long[][] totals()
     {
         long[][] out = new long[][]{ new long[0], new long[0] };
         for (RoleLevels r : roleLevels().values())
         {
-            out[0] = addInto(out[0], r.sstables);
-            out[1] = addInto(out[1], r.bytes);
+            out[0] = addInto(addInto(out[0], r.sstables), r.frozenSSTables);
+            out[1] = addInto(addInto(out[1], r.bytes), r.frozenBytes);
         }
         return out;
     }
@@ -473,20 +551,48 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         return out;
     }
 
-    /** SSTable count and live bytes on disk per level of one role's tree (or of the misfits). */
+    /**
+     * SSTable count and live bytes on disk per level of one role's tree (or of the misfits), and separately of the
+     * frozen SSTables whose range lies in that role (or spans roles, under {@link #MISFIT}). Arrays are indexed by
+     * level and may be shorter than the number of levels (missing = 0).
+     */
     public static final class RoleLevels
     {
+        /** In the role's tree (or misfits): what LCS compacts. */
         public final long[] sstables;
         public final long[] bytes;
+        /** Frozen, never compacted; not in {@link #sstables}. */
+        public final long[] frozenSSTables;
+        public final long[] frozenBytes;
 
         RoleLevels(long[] sstables, long[] bytes)
         {
+            this(sstables, bytes, new long[0], new long[0]);
+        }
+
+        RoleLevels(long[] sstables, long[] bytes, long[] frozenSSTables, long[] frozenBytes)
+        {
             this.sstables = sstables;
             this.bytes = bytes;
+            this.frozenSSTables = frozenSSTables;
+            this.frozenBytes = frozenBytes;
+        }
+
+        public long frozenCount()
+        {
+            return java.util.Arrays.stream(frozenSSTables).sum();
+        }
+
+        public long frozenByteCount()
+        {
+            return java.util.Arrays.stream(frozenBytes).sum();
         }
     }
 
-    /** Per role (and {@link #MISFIT}) the SSTable count and bytes per level; a snapshot. */
+    /**
+     * Per role (and {@link #MISFIT}) the SSTable count and bytes per level, tree and frozen separately; a snapshot.
+     * A role that holds only frozen SSTables has an entry with empty tree arrays.
+     */
     public synchronized Map<Integer, RoleLevels> roleLevels()
     {
         Map<Integer, RoleLevels> out = new TreeMap<>();
@@ -510,7 +616,42 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
             }
             out.put(MISFIT, new RoleLevels(c, b));
         }
+        if (!frozen.isEmpty())
+        {
+            if (roles == null)
+                currentRoles();
+            Map<Integer, long[][]> byRole = new TreeMap<>();
+            for (SSTableReader f : frozen)
+            {
+                long[][] acc = byRole.computeIfAbsent(roleOf(f), k -> new long[][]{ new long[0], new long[0] });
+                int l = f.getSSTableLevel();
+                acc[0] = addInto(acc[0], levelVector(l, 1));
+                acc[1] = addInto(acc[1], levelVector(l, f.onDiskLength()));
+            }
+            for (Map.Entry<Integer, long[][]> e : byRole.entrySet())
+            {
+                RoleLevels tree = out.get(e.getKey());
+                out.put(e.getKey(), new RoleLevels(tree == null ? new long[0] : tree.sstables,
+                                                   tree == null ? new long[0] : tree.bytes,
+                                                   e.getValue()[0], e.getValue()[1]));
+            }
+        }
         return out;
+    }
+
+    /** Number of frozen SSTables held by this instance. */
+    public synchronized int frozenCount()
+    {
+        return frozen.size();
+    }
+
+    /** {@code onDiskLength()} summed over the frozen SSTables held by this instance. */
+    public synchronized long frozenBytes()
+    {
+        long n = 0;
+        for (SSTableReader f : frozen)
+            n += f.onDiskLength();
+        return n;
     }
 
     private static long[] levelVector(int level, long value)
@@ -520,7 +661,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         return v;
     }
 
-    /** A snapshot of every SSTable of this instance and its placement (a role, or {@link #MISFIT}). */
+    /** A snapshot of every SSTable of this instance and its placement (a role, {@link #MISFIT} or {@link #FROZEN}). */
     public synchronized Map<SSTableReader, Integer> placements()
     {
         return new HashMap<>(placement);

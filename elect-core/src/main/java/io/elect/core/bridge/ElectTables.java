@@ -25,7 +25,8 @@ import org.apache.cassandra.utils.MBeanWrapper;
  *
  * <p>Metric names: group {@value #METRIC_GROUP}, type {@value #METRIC_TYPE}, names {@code LevelSSTables} /
  * {@code LevelBytes} with scope {@code <keyspace>.<table>.role<r>.L<level>} (r = 0 primary, i secondary,
- * {@code None} = not a replica), and {@code Misfits} with scope {@code <keyspace>.<table>}. All values are computed
+ * {@code None} = not a replica), and {@code Misfits}, {@code FrozenSSTables}, {@code FrozenBytes} with scope
+ * {@code <keyspace>.<table>} (frozen SSTables are in no role's levels). All values are computed
  * on read from the live strategy instances of the table (repaired, unrepaired and pending-repair holders summed), so
  * nothing is stale after an ALTER re-creates the strategies.
  *
@@ -59,6 +60,8 @@ public final class ElectTables implements ElectTablesMBean
             registerMBean();
             String scope = cfs.getKeyspaceName() + '.' + cfs.getTableName();
             register("Misfits", scope, () -> aggregate(cfs.getKeyspaceName(), cfs.getTableName()).misfits);
+            register("FrozenSSTables", scope, () -> aggregate(cfs.getKeyspaceName(), cfs.getTableName()).frozen);
+            register("FrozenBytes", scope, () -> aggregate(cfs.getKeyspaceName(), cfs.getTableName()).frozenBytes);
         }
     }
 
@@ -119,6 +122,9 @@ public final class ElectTables implements ElectTablesMBean
         /** role -> [sstables per level, bytes per level]; role {@link ElectCompactionStrategy#MISFIT} = misfits. */
         final Map<Integer, long[][]> roles = new TreeMap<>();
         long misfits;
+        /** Frozen SSTables (in no tree, never compacted) and their bytes, over all roles. */
+        long frozen;
+        long frozenBytes;
         boolean elect;
     }
 
@@ -153,8 +159,12 @@ public final class ElectTables implements ElectTablesMBean
                 ElectCompactionStrategy e = (ElectCompactionStrategy) s;
                 stats.elect = true;
                 stats.misfits += e.misfitCount();
+                stats.frozen += e.frozenCount();
+                stats.frozenBytes += e.frozenBytes();
                 for (Map.Entry<Integer, ElectCompactionStrategy.RoleLevels> r : e.roleLevels().entrySet())
                 {
+                    if (r.getValue().sstables.length == 0)
+                        continue; // only frozen SSTables there: counted in stats.frozen
                     long[][] acc = stats.roles.computeIfAbsent(r.getKey(), k -> new long[][]{ new long[LEVELS], new long[LEVELS] });
                     for (int l = 0; l < Math.min(LEVELS, r.getValue().sstables.length); l++)
                     {
@@ -204,7 +214,9 @@ public final class ElectTables implements ElectTablesMBean
                     if (sb.length() > 1)
                         sb.append(',');
                     sb.append("{\"file\":\"").append(r.descriptor.baseFile().name())
-                      .append("\",\"role\":").append(e.getValue() == ElectCompactionStrategy.MISFIT ? "\"misfit\"" : e.getValue().toString())
+                      .append("\",\"role\":").append(e.getValue() == ElectCompactionStrategy.MISFIT ? "\"misfit\""
+                                                 : e.getValue() == ElectCompactionStrategy.FROZEN ? "\"frozen\""
+                                                 : e.getValue().toString())
                       .append(",\"level\":").append(r.getSSTableLevel())
                       .append(",\"first_token\":\"").append(r.getFirst().getToken())
                       .append("\",\"last_token\":\"").append(r.getLast().getToken())
@@ -239,7 +251,9 @@ public final class ElectTables implements ElectTablesMBean
                 sb.append(',');
             first = false;
             sb.append("{\"keyspace\":\"").append(n.get(0)).append("\",\"table\":\"").append(n.get(1))
-              .append("\",\"misfits\":").append(stats.misfits).append(",\"roles\":[");
+              .append("\",\"misfits\":").append(stats.misfits)
+              .append(",\"frozen\":{\"sstables\":").append(stats.frozen).append(",\"bytes\":").append(stats.frozenBytes)
+              .append("},\"roles\":[");
             boolean firstRole = true;
             for (Map.Entry<Integer, long[][]> r : stats.roles.entrySet())
             {
