@@ -281,10 +281,10 @@ final class LocalTransitionOps
             sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
         }
         List<ComponentRef> comps = new ArrayList<>();
-        for (Component c : r.components())
+        for (Component c : r.descriptor.discoverComponents())
         {
-            if (c.equals(Components.DATA))
-                continue;
+            if (c.equals(Components.DATA) || c.equals(Components.TOC))
+                continue; // the stub's data is DECODED and its TOC is written by the secondary
             Path p = r.descriptor.fileFor(c).toPath().toAbsolutePath();
             if (Files.exists(p))
                 comps.add(new ComponentRef(c.name(), p.toString(), Files.size(p)));

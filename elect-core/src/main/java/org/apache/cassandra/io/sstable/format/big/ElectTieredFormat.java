@@ -135,7 +135,7 @@ public class ElectTieredFormat extends BigFormat
         }
 
         @Override
-        protected BigTableReader buildInternal(Owner owner)
+        protected BigTableReader buildInternal(SSTable.Owner owner)
         {
             return new TieredTableReader(this, owner);
         }
@@ -148,7 +148,7 @@ public class ElectTieredFormat extends BigFormat
      */
     static final class TieredTableReader extends BigTableReader
     {
-        TieredTableReader(Builder builder, Owner owner)
+        TieredTableReader(Builder builder, SSTable.Owner owner)
         {
             super(builder, owner);
         }
