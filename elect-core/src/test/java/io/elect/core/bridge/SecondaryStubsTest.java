@@ -61,13 +61,8 @@ class SecondaryStubsTest
     @BeforeAll
     static void startNode() throws Exception
     {
-        // KNOWN ISSUE (not of this class): with -ea, KeyCacheSupport.cacheKey asserts that a row index entry's format
-        // (always the BigFormat singleton) is the reader's format, which for electtiered readers it is not, so every
-        // indexed read of a tiered SSTable fails with an AssertionError. TieredNodeRunner runs without -ea and never
-        // sees it; surefire enables assertions. Until ElectTieredFormat handles it, assertions stay off for that one
-        // interface (set before Cassandra loads it); every other Cassandra and ELECT assertion stays on.
-        SecondaryStubsTest.class.getClassLoader()
-                                .setClassAssertionStatus("org.apache.cassandra.io.sstable.keycache.KeyCacheSupport", false);
+        // Assertions stay on everywhere: tiered readers skip the key cache (ElectTieredFormat.TieredTableReader), whose
+        // -ea check of the entry's format they would otherwise fail.
         base = Paths.get("target", "elect-stubs-node-" + ProcessHandle.current().pid()).toAbsolutePath();
         Files.createDirectories(base);
         System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-stubs-node.yaml").toUri().toString());

@@ -65,11 +65,11 @@ class TransitioningIT
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports",
+        Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900",
                               "--set", "elect.data_chunks=2", "--set", "elect.parity_chunks=1",
                               "--set", "elect.storage_saving_target=" + ALPHA, "--set", "elect.transition_min_age_seconds=0",
                               "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5",
-                              "--set", "elect.cold_read_rate=1000", "900");
+                              "--set", "elect.cold_read_rate=1000");
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         List<InetSocketAddress> contacts = new ArrayList<>();
         for (int i = 1; i <= NODES; i++)
