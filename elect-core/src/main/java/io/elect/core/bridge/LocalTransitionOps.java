@@ -204,7 +204,7 @@ final class LocalTransitionOps
             String id = r.descriptor.id.toString();
             byId.put(id, r);
             infos.add(new SSTableInfo(id, r.getSSTableLevel(), r.getSSTableLevel() == maxLevel, 0, now - dataMillis(r),
-                                      r.onDiskLength(), h.tracker.rate(id)));
+                                      dataFileBytes(r), h.tracker.rate(id)));
         }
         HotnessPolicy policy = new HotnessPolicy(config.transitionMinAgeSeconds * 1000L, config.coldReadRate, config.hotnessHysteresis);
         List<SSTableInfo> selected = policy.select(infos, h.previous);
@@ -215,18 +215,31 @@ final class LocalTransitionOps
         {
             SSTableReader r = byId.get(s.id());
             now2.add(s.id());
-            if (r.onDiskLength() <= 0)
+            if (s.bytes() <= 0)
                 continue;
             long b = r.bytesOnDisk();
             encodable += b;
             if (s.ageMillis() >= offloadAge)
                 encodableOld += b;
-            candidates.add(new CandidateInfo(s.id(), r.onDiskLength(), s.readRate(), s.ageMillis()));
+            // the stripe member is the Data.db file as it is on disk: its exact length, which PIN verifies
+            candidates.add(new CandidateInfo(s.id(), s.bytes(), s.readRate(), s.ageMillis()));
         }
         h.previous = now2;
         long[] parity = parityBytes(t);
         return new NodeSnapshot(self.host(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
                                 stubs, replaced, parity[0], parity[1], candidates);
+    }
+
+    private static long dataFileBytes(SSTableReader r)
+    {
+        try
+        {
+            return Files.size(r.descriptor.fileFor(Components.DATA).toPath());
+        }
+        catch (IOException e)
+        {
+            return 0; // gone: not a candidate
+        }
     }
 
     private static long dataMillis(SSTableReader r)
