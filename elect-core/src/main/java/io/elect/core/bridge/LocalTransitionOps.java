@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -425,7 +426,8 @@ final class LocalTransitionOps
             {
                 if (c.name().contains("/") || c.name().contains(".."))
                     throw new IllegalArgumentException("bad component name '" + c.name() + "'");
-                Path dest = tmp.resolve(c.name());
+                // keep the source file name (<version>-<id>-<format>-<component>): install reads the version from it
+                Path dest = tmp.resolve(Paths.get(LocatorMemberReader.NodeLocator.parse(c.location()).path()).getFileName().toString());
                 fetch(c.location(), c.length(), dest);
                 files.put(c.name(), dest);
             }
