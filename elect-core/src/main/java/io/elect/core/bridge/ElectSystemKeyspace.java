@@ -32,6 +32,12 @@ public final class ElectSystemKeyspace
     {
     }
 
+    private static int currentFactor()
+    {
+        String rf = Schema.instance.getKeyspaceMetadata(KEYSPACE).params.replication.options.get("replication_factor");
+        return rf == null ? Integer.MAX_VALUE : Integer.parseInt(rf);
+    }
+
     /** Whether the stripes table exists (in this node's schema). */
     public static boolean exists()
     {
@@ -41,6 +47,8 @@ public final class ElectSystemKeyspace
     /** Creates the keyspace and tables if absent. Idempotent; REQUIRES: the node has joined the ring. */
     public static synchronized void ensure()
     {
+        if (exists() && currentFactor() >= Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size())))
+            return;
         long start = System.nanoTime();
         int rf = Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size()));
         if (Schema.instance.getKeyspaceMetadata(KEYSPACE) == null)

@@ -82,6 +82,8 @@ final class LocalTransitionOps
     private final NodeMemberReader nodes;
     private final Map<TableRef, HotnessState> hotness = new ConcurrentHashMap<>();
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
+    /** Per stub (table/id): SSTables already purged against it (in memory: a restart re-examines each once). */
+    private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
 
     /** Hotness of one table's SSTables, fed by Cassandra's per-SSTable read meters at each snapshot. */
     private final class HotnessState
@@ -441,6 +443,70 @@ final class LocalTransitionOps
         finally
         {
             deleteTree(tmp);
+        }
+    }
+
+    // ------------------------------------------------------------------ maintenance
+
+    /**
+     * Purges, against every stub of every ELECT table, the SSTables that appeared since its last purge (flushes and
+     * compactions after the stub was installed may hold row versions the stub shadows: writes that were still in a
+     * memtable at install time, or compaction outputs mixing purged and unpurged data). Each SSTable is examined once
+     * per stub; SSTables busy in a compaction are retried next time.
+     */
+    void maintain()
+    {
+        Set<String> liveStubs = new HashSet<>();
+        for (List<String> t : ElectTables.registered())
+        {
+            ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(t.get(0), t.get(1));
+            if (cfs == null)
+                continue;
+            List<SSTableReader> live = new ArrayList<>(cfs.getLiveSSTables());
+            for (SSTableReader stub : live)
+            {
+                if (!isStub(stub))
+                    continue;
+                String key = t.get(0) + "." + t.get(1) + "/" + stub.descriptor.id;
+                liveStubs.add(key);
+                Set<String> seen = examined.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet());
+                Set<SSTableReader> todo = new HashSet<>();
+                for (SSTableReader r : live)
+                    if (!TieredSSTables.isTiered(r) && !FrozenSSTables.isFrozen(r) && !seen.contains(r.descriptor.id.toString())
+                        && r.getFirst().compareTo(stub.getLast()) <= 0 && r.getLast().compareTo(stub.getFirst()) >= 0)
+                        todo.add(r);
+                if (todo.isEmpty())
+                    continue;
+                try
+                {
+                    SecondaryStubs.PurgeStats st = SecondaryStubs.purge(cfs, stub, todo::contains);
+                    for (SSTableReader r : todo)
+                        if (!st.busy().contains(r))
+                            seen.add(r.descriptor.id.toString());
+                    if (st.rewritten() > 0)
+                        logger.info("re-purge of {} against stub {}: {} SSTables rewritten, {} -> {} bytes ({} ms)", cfs.metadata(),
+                                    stub.descriptor.id, st.rewritten(), st.bytesBefore(), st.bytesAfter(), st.millis());
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    logger.warn("re-purge of {} against stub {} failed (retried next time): {}", cfs.metadata(), stub.descriptor.id, e.toString());
+                }
+            }
+        }
+        examined.keySet().retainAll(liveStubs);
+    }
+
+    private static boolean isStub(SSTableReader r)
+    {
+        if (!TieredSSTables.isTiered(r))
+            return false;
+        try
+        {
+            return TieredSSTables.sidecar(r.descriptor).source() == TieredSidecar.Source.DECODED;
+        }
+        catch (IOException e)
+        {
+            return false;
         }
     }
 

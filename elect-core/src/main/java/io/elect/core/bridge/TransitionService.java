@@ -110,6 +110,7 @@ public final class TransitionService
             return;
         TransitionService s = new TransitionService(config);
         instance = s;
+        s.exec.scheduleWithFixedDelay(s::maintainSafely, config.transitionIntervalSeconds, config.transitionIntervalSeconds, TimeUnit.SECONDS);
         if (config.erasureCodingEnabled)
             s.exec.scheduleWithFixedDelay(s::roundSafely, config.transitionIntervalSeconds, config.transitionIntervalSeconds, TimeUnit.SECONDS);
         logger.info("ELECT transitioning started: transport {} codec {} (k={}, m={}), alpha {}, rounds every {} s{}",
@@ -137,6 +138,18 @@ public final class TransitionService
         // deterministic per stripe, so that a retried step decides the same way
         double u = (stripe.id().toString().hashCode() & 0x7fffffff) / (double) Integer.MAX_VALUE;
         return u < f;
+    }
+
+    private void maintainSafely()
+    {
+        try
+        {
+            ops.maintain();
+        }
+        catch (Throwable t)
+        {
+            logger.warn("ELECT stub maintenance failed: {}", t.toString(), t);
+        }
     }
 
     private void roundSafely()
