@@ -121,7 +121,7 @@ class TransitioningIT
         // 1. A node killed with SIGKILL at a seeded random point while stripes run, then restarted.
         Random seeded = new Random(Long.getLong("elect.it.seed", 20261123L));
         int victim = 1 + seeded.nextInt(NODES);
-        long delayMs = 2000 + seeded.nextInt(20_000);
+        long delayMs = seeded.nextInt(6_000); // rounds start at once (min age 0): this lands in the first stripes
         System.out.printf("crash test: seed %d, SIGKILL node %d after %d ms of transitioning%n",
                           Long.getLong("elect.it.seed", 20261123L), victim, delayMs);
         Thread.sleep(delayMs);
@@ -131,7 +131,7 @@ class TransitioningIT
 
         // 2. The coordinator converges on the target (its own report); stripes end committed or rolled back.
         JsonNode report = null;
-        long deadline = System.currentTimeMillis() + 900_000;
+        long deadline = System.currentTimeMillis() + 1000L * Integer.getInteger("elect.it.converge_seconds", 600);
         while (System.currentTimeMillis() < deadline)
         {
             try
@@ -171,7 +171,9 @@ class TransitioningIT
         double measured = 1 - (double) (elect + parity) / plain;
         System.out.printf("plain %d bytes, ELECT %d + parity %d bytes: measured saving %.3f, reported %.3f, target %.2f%n",
                           plain, elect, parity, measured, reported, ALPHA);
-        assertTrue(Math.abs(measured - ALPHA) <= 0.03, "measured saving " + measured + " within 3 points of " + ALPHA + "; report " + report);
+        // checked at the end, so that a miss still runs (and reports) every correctness check below
+        String savingMiss = Math.abs(measured - ALPHA) <= 0.03 ? null
+                            : "measured saving " + measured + " not within 3 points of " + ALPHA + "; report " + report;
 
         // 4. Every key at ONE and ALL.
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
@@ -199,6 +201,7 @@ class TransitioningIT
         for (int k = 0; k < KEYS; k++)
             check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, k % 37 == 0 ? 1 : 0,
                   deleted(k), "node 3 down");
+        assertNull(savingMiss);
     }
 
     /**
