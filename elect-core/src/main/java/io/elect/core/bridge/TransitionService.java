@@ -38,6 +38,8 @@ import io.elect.core.transition.StripeState;
 import io.elect.core.transition.StripeStateMachine;
 import io.elect.core.transition.TransitionCoordinator;
 import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
+import io.elect.core.transition.wire.TransitionMessages.OffloadResult;
 import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 import io.elect.core.transport.NettyTransport;
@@ -195,9 +197,62 @@ public final class TransitionService
             TableRef table = new TableRef(t.get(0), t.get(1));
             Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), System::currentTimeMillis));
+            TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             TransitionCoordinator.RoundResult r = c.round(table, snaps, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0)));
             lastRounds.put(table, r);
+            // Offload only once encoding has settled (no stripe this round nor the last): stubs purge their
+            // secondaries a little after commit, and offloading against not-yet-purged bytes would overshoot alpha.
+            if (config.offloadEnabled && r.planned() == 0 && previous != null && previous.planned() == 0)
+                offload(table, snaps, r.plan());
         }
+    }
+
+    /**
+     * Moves existing hot parity, then old encoded primaries, to the cold tier as the plan asks: each node gets a
+     * share of the bytes proportional to what it holds of that kind, and picks its own oldest files
+     * (OFFLOAD_PARITY, OFFLOAD_PRIMARY).
+     */
+    private void offload(TableRef table, Map<String, NodeSnapshot> snaps, Plan plan)
+    {
+        long parityHot = 0, primaryOld = 0;
+        for (NodeSnapshot s : snaps.values())
+        {
+            parityHot += s.parityHot();
+            primaryOld += s.encodedHotOld();
+        }
+        offloadShares(table, snaps, Verbs.OFFLOAD_PARITY, (long) plan.parityOffloadBytes(), parityHot, NodeSnapshot::parityHot, 0);
+        offloadShares(table, snaps, Verbs.OFFLOAD_PRIMARY, (long) plan.primaryOffloadBytes(), primaryOld, NodeSnapshot::encodedHotOld,
+                      config.primaryOffloadMinAgeSeconds * 1000L);
+    }
+
+    private void offloadShares(TableRef table, Map<String, NodeSnapshot> snaps, int verb, long bytes, long held,
+                               java.util.function.ToLongFunction<NodeSnapshot> heldBy, long minAgeMillis)
+    {
+        if (bytes <= 0 || held <= 0)
+            return;
+        long start = System.currentTimeMillis();
+        long moved = 0;
+        int items = 0;
+        for (NodeSnapshot s : snaps.values())
+        {
+            long share = (long) Math.ceil((double) bytes * heldBy.applyAsLong(s) / held);
+            if (share <= 0)
+                continue;
+            try
+            {
+                OffloadResult res = OffloadResult.decode(transport.requestOnce(peerOf(s.node()), verb,
+                                                                                 new OffloadRequest(table, share, minAgeMillis).encode(),
+                                                                                 15 * 60_000L).get());
+                moved += res.bytes();
+                items += res.items();
+            }
+            catch (Exception e)
+            {
+                logger.warn("{} of {} bytes of {} on {} failed (next round retries): {}", Verbs.name(verb), share, table, s.node(), e.toString());
+            }
+        }
+        logger.info("{} {}: asked {} bytes, moved {} bytes in {} files ({} ms)", Verbs.name(verb), table, bytes, moved, items,
+                    System.currentTimeMillis() - start);
     }
 
     private TransitionCoordinator.Settings settings()
