@@ -36,6 +36,7 @@ import io.elect.core.config.ElectConfig;
 import io.elect.core.tiered.ChunkChecksums;
 import io.elect.core.tiered.LocatorMemberReader;
 import io.elect.core.tiered.StripeMemberReader;
+import io.elect.core.stripes.MemberServer;
 import io.elect.core.stripes.NodeMemberReader;
 import io.elect.core.stripes.ParityBuilder;
 import io.elect.core.stripes.ParitySidecar;
@@ -52,6 +53,7 @@ import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
 import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
 import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
 import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
 import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
 import io.elect.core.transition.wire.TransitionMessages.StubRequest;
@@ -84,6 +86,7 @@ final class LocalTransitionOps
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
     /** Per stub (table/id): SSTables already purged against it (in memory: a restart re-examines each once). */
     private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
+    private final ColdOffload offload = new ColdOffload(this::isPinned);
 
     /** Hotness of one table's SSTables, fed by Cassandra's per-SSTable read meters at each snapshot. */
     private final class HotnessState
@@ -112,6 +115,32 @@ final class LocalTransitionOps
         transport.register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
         transport.register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
         transport.register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
+        transport.register(Verbs.OFFLOAD_PARITY, p -> offload.offloadParity(OffloadRequest.decode(p)).encode());
+        transport.register(Verbs.OFFLOAD_PRIMARY, p -> offload.offloadPrimary(OffloadRequest.decode(p)).encode());
+        // READ_MEMBER again, now with the fallback that serves files moved to the cold tier from there (replaces the
+        // plain server TransitionService registered; same roots).
+        try
+        {
+            new MemberServer(transport, ColdOffload.memberRoots(), offload::read);
+        }
+        catch (IOException e)
+        {
+            throw new java.io.UncheckedIOException("READ_MEMBER server: " + e.getMessage(), e);
+        }
+    }
+
+    ColdOffload offload()
+    {
+        return offload;
+    }
+
+    private boolean isPinned(TableRef table, String sstable)
+    {
+        String prefix = table + "/" + sstable + "/";
+        for (String k : pinned.keySet())
+            if (k.startsWith(prefix))
+                return true;
+        return false;
     }
 
     static ColumnFamilyStore cfs(TableRef t)
@@ -173,7 +202,7 @@ final class LocalTransitionOps
                     stubs += r.bytesOnDisk();
                     replaced += r.bytesOnDisk() + sidecar.checksums().length();
                 }
-                else
+                else // COLD: an offloaded encoded primary (OFFLOAD_PRIMARY); its data length, not the placeholder's 0
                     encodedCold += sidecar.checksums().length();
                 continue;
             }
@@ -358,13 +387,7 @@ final class LocalTransitionOps
         ColdStore store = TieredSSTables.store(ColdTierStores.DEFAULT_STORE)
                                         .orElseThrow(() -> new IllegalStateException("parity offload needs the cold tier (elect.offload_enabled and elect.cold_tier)"));
         store.put(coldKey, built.path());
-        Path tmp = dir.resolve(coldMarker.getFileName() + ".tmp");
-        Files.writeString(tmp, Long.toString(built.length()) + "\n", StandardCharsets.US_ASCII);
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE))
-        {
-            ch.force(true);
-        }
-        Files.move(tmp, coldMarker, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        ColdOffload.writeColdMarker(coldMarker, built.length());
         deleteParityFile(built.path());
         logger.info("parity {} of stripe {} ({}) built and offloaded to {}: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
                     coldKey, built.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
@@ -375,12 +398,15 @@ final class LocalTransitionOps
     {
         Path dir = parityDir(req.table());
         String name = parityName(req.stripeId(), req.index());
-        deleteParityFile(dir.resolve(name));
-        Path coldMarker = dir.resolve(name.replace(".parity", ".cold"));
-        var store = TieredSSTables.store(ColdTierStores.DEFAULT_STORE);
-        if (store.isPresent())
-            store.get().delete(coldParityKey(req.table(), req.stripeId(), req.index()));
-        Files.deleteIfExists(coldMarker);
+        synchronized (offload.parityLock) // not interleaved with an OFFLOAD_PARITY of the same member
+        {
+            deleteParityFile(dir.resolve(name));
+            Path coldMarker = dir.resolve(name.replace(".parity", ".cold"));
+            var store = TieredSSTables.store(ColdTierStores.DEFAULT_STORE);
+            if (store.isPresent())
+                store.get().delete(coldParityKey(req.table(), req.stripeId(), req.index()));
+            Files.deleteIfExists(coldMarker);
+        }
         return TransitionMessages.ok();
     }
 

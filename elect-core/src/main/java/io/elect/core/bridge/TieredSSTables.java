@@ -265,6 +265,25 @@ public final class TieredSSTables
      */
     public static SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName) throws IOException
     {
+        return toCold(cfs, orig, storeName, null);
+    }
+
+    /** Told where an SSTable's data goes, after the upload and before the swap (see {@link #toCold(ColumnFamilyStore, SSTableReader, String, BeforeSwap)}). */
+    @FunctionalInterface
+    public interface BeforeSwap
+    {
+        void accept(Path oldData, String coldStore, String coldKey) throws IOException;
+    }
+
+    /**
+     * {@link #toCold(ColumnFamilyStore, SSTableReader, String)}, calling {@code beforeSwap} (if not null) once the
+     * object is uploaded and before the original is replaced, so a caller can durably record where the data went
+     * (write-ahead) while the original Data.db still exists. If beforeSwap throws, nothing is switched, the object is
+     * deleted and the exception propagates.
+     */
+    public static SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName, BeforeSwap beforeSwap)
+    throws IOException
+    {
         ColdStore store = stores.get(storeName);
         if (store == null)
             throw new IllegalArgumentException("storeName '" + storeName + "' is not a registered cold store");
@@ -287,6 +306,8 @@ public final class TieredSSTables
             SSTableReader fresh;
             try
             {
+                if (beforeSwap != null)
+                    beforeSwap.accept(data.toAbsolutePath().normalize(), storeName, key);
                 fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null);
             }
             catch (IOException | RuntimeException e)

@@ -1,7 +1,5 @@
 package io.elect.core.bridge;
 
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -27,7 +25,6 @@ import io.elect.coding.ErasureCoders;
 import io.elect.core.config.ElectConfig;
 import io.elect.core.config.Json;
 import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.stripes.MemberServer;
 import io.elect.core.stripes.NodeMemberReader;
 import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
@@ -86,18 +83,7 @@ public final class TransitionService
         NodeMemberReader nodes = new NodeMemberReader(transport);
         LocatorMemberReader members = nodes.members(name -> TieredSSTables.store(name).orElse(null));
         TieredSSTables.setNodeReader(nodes);
-        List<Path> roots = new ArrayList<>();
-        for (String dir : DatabaseDescriptor.getAllDataFileLocations())
-            roots.add(Paths.get(dir).toAbsolutePath());
-        roots.add(ElectStateDir.root());
-        try
-        {
-            new MemberServer(transport, roots);
-        }
-        catch (java.io.IOException e)
-        {
-            throw new java.io.UncheckedIOException("READ_MEMBER server: " + e.getMessage(), e);
-        }
+        // READ_MEMBER (with the cold-tier fallback for moved files) is registered by LocalTransitionOps.register()
         this.ops = new LocalTransitionOps(config, transport, members, nodes);
         ops.register();
         RemoteStripeParticipant participant = new RemoteStripeParticipant(transport, this::peerOf, this::coldParity);

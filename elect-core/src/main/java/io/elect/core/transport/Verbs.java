@@ -24,12 +24,14 @@ public final class Verbs
     public static final int ROLLBACK = 25;
     /** Reserved (lead): deletes a parity member of a stripe. */
     public static final int DROP_PARITY = 26;
-    /** Reserved (lead): uploads a parity member to the cold tier. */
+    /** Moves this node's oldest hot parity members of a table to the cold tier ({@code OffloadRequest}). */
     public static final int OFFLOAD_PARITY = 27;
     /** Reserved (lead): reports what a node holds of a stripe. */
     public static final int STRIPE_STATUS = 28;
     /** A secondary installs the stub of a stripe member and purges its older row versions. */
     public static final int STUB_INSTALL = 29;
+    /** Moves this node's oldest encoded (frozen, LOCAL) primaries of a table to the cold tier ({@code OffloadRequest}). */
+    public static final int OFFLOAD_PRIMARY = 30;
 
     private Verbs()
     {
@@ -51,6 +53,7 @@ public final class Verbs
             case OFFLOAD_PARITY -> "OFFLOAD_PARITY";
             case STRIPE_STATUS -> "STRIPE_STATUS";
             case STUB_INSTALL -> "STUB_INSTALL";
+            case OFFLOAD_PRIMARY -> "OFFLOAD_PRIMARY";
             default -> "verb-" + verb;
         };
     }

@@ -302,6 +302,46 @@ public final class TransitionMessages
         }
     }
 
+    /**
+     * OFFLOAD_PARITY / OFFLOAD_PRIMARY request: move this node's hot parity members (resp. encoded primaries) of the
+     * table that are at least {@code minAgeMillis} old to the cold tier, oldest first, until at least {@code bytes}
+     * moved (fewer if there are not enough).
+     */
+    public record OffloadRequest(TableRef table, long bytes, long minAgeMillis)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.i64(bytes).i64(minAgeMillis).toBytes();
+        }
+
+        public static OffloadRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "OffloadRequest");
+            OffloadRequest out = new OffloadRequest(TableRef.read(r), r.i64("bytes"), r.i64("minAgeMillis"));
+            r.end();
+            return out;
+        }
+    }
+
+    /** OFFLOAD_PARITY / OFFLOAD_PRIMARY response: hot-tier bytes moved to the cold tier and how many files. */
+    public record OffloadResult(long bytes, int items)
+    {
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).i64(bytes).i32(items).toBytes();
+        }
+
+        public static OffloadResult decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "OffloadResult");
+            OffloadResult out = new OffloadResult(r.i64("bytes"), r.i32("items"));
+            r.end();
+            return out;
+        }
+    }
+
     /** An empty acknowledgement. */
     public static byte[] ok()
     {

@@ -1,0 +1,44 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * What an OFFLOAD_PARITY / OFFLOAD_PRIMARY request moves to the cold tier: among the items at least
+ * {@code minAgeMillis} old, oldest first (ties by id, so that a retried request picks the same items), the shortest
+ * prefix whose bytes reach {@code bytes}. Nothing when {@code bytes <= 0}; everything eligible when they do not
+ * reach it. Pure.
+ */
+public final class OffloadSelection
+{
+    /** A hot item: its id, its bytes and when it was last modified (epoch millis). */
+    public record Item(String id, long bytes, long modifiedMillis)
+    {
+    }
+
+    private OffloadSelection()
+    {
+    }
+
+    public static List<Item> oldestFirst(List<Item> items, long bytes, long minAgeMillis, long nowMillis)
+    {
+        List<Item> out = new ArrayList<>();
+        if (bytes <= 0)
+            return out;
+        List<Item> eligible = new ArrayList<>();
+        for (Item i : items)
+            if (nowMillis - i.modifiedMillis() >= minAgeMillis)
+                eligible.add(i);
+        eligible.sort(Comparator.comparingLong(Item::modifiedMillis).thenComparing(Item::id));
+        long sum = 0;
+        for (Item i : eligible)
+        {
+            if (sum >= bytes)
+                break;
+            out.add(i);
+            sum += i.bytes();
+        }
+        return out;
+    }
+}

@@ -1,0 +1,56 @@
+package io.elect.core.transition;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.elect.core.transition.OffloadSelection.Item;
+import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
+import io.elect.core.transition.wire.TransitionMessages.OffloadResult;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Golden cases of "oldest first until bytes", and the OFFLOAD payloads. */
+class OffloadSelectionTest
+{
+    static final long NOW = 1_000_000;
+    static final List<Item> ITEMS = List.of(new Item("c", 300, NOW - 100), new Item("a", 100, NOW - 500),
+                                            new Item("b", 200, NOW - 500), new Item("d", 400, NOW - 10));
+
+    static List<String> ids(long bytes, long minAge)
+    {
+        return OffloadSelection.oldestFirst(ITEMS, bytes, minAge, NOW).stream().map(Item::id).toList();
+    }
+
+    @Test
+    void golden()
+    {
+        assertEquals(List.of(), ids(0, 0));
+        assertEquals(List.of(), ids(-5, 0));
+        assertEquals(List.of("a"), ids(1, 0));               // oldest first, ties by id
+        assertEquals(List.of("a"), ids(100, 0));             // exactly reached: stop
+        assertEquals(List.of("a", "b"), ids(101, 0));        // at least bytes: may overshoot
+        assertEquals(List.of("a", "b", "c"), ids(600, 0));
+        assertEquals(List.of("a", "b", "c", "d"), ids(601, 0));
+        assertEquals(List.of("a", "b", "c", "d"), ids(1L << 40, 0)); // not enough: everything
+        assertEquals(List.of("a", "b", "c"), ids(1L << 40, 100));   // d is 10 ms old: too young
+        assertEquals(List.of("a", "b"), ids(1L << 40, 101));
+        assertEquals(List.of(), ids(1L << 40, 501));
+        assertEquals(List.of(), OffloadSelection.oldestFirst(List.of(), 10, 0, NOW));
+    }
+
+    @Test
+    void payloadsRoundTrip()
+    {
+        OffloadRequest req = new OffloadRequest(new TableRef("ycsb", "usertable"), 123_456_789_000L, 86_400_000L);
+        assertEquals(req, OffloadRequest.decode(req.encode()));
+        OffloadResult res = new OffloadResult(42L << 30, 7);
+        assertEquals(res, OffloadResult.decode(res.encode()));
+        byte[] b = req.encode();
+        assertThrows(IllegalArgumentException.class, () -> OffloadRequest.decode(java.util.Arrays.copyOf(b, b.length - 1)));
+        assertThrows(IllegalArgumentException.class, () -> OffloadResult.decode(java.util.Arrays.copyOf(res.encode(), 12)));
+        assertEquals(1 + 4 + 4 + 4 + 9 + 8 + 8, b.length); // version, "ycsb", "usertable", bytes, minAgeMillis
+    }
+}
