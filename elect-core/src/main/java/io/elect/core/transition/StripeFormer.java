@@ -95,7 +95,12 @@ public final class StripeFormer
             for (List<Candidate> q : queues.values())
                 if (!q.isEmpty())
                     heads.add(q.get(0));
-            heads.sort(byWait.thenComparing(Candidate::node));
+            // equal waits (candidates of one round): nodes with more candidates left go first, so that no node is
+            // left alone with candidates that could have paired with others (k=2 on three nodes of two each: three
+            // stripes, not two and a lone waiting node)
+            heads.sort(Comparator.comparingLong(Candidate::sinceMillis)
+                                 .thenComparing((Candidate c) -> -queues.get(c.node()).size())
+                                 .thenComparing(Candidate::sstable).thenComparing(Candidate::node));
             if (heads.isEmpty())
                 break;
             List<Candidate> chosen;

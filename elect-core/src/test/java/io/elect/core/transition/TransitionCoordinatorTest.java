@@ -1,0 +1,121 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import io.elect.core.transition.ParityPlacement.Node;
+import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A coordinator round over modelled snapshots: how much each node encodes follows the plan, candidates go coldest
+ * first, stripes take k distinct nodes with parity elsewhere, and a lone node's candidates wait for
+ * {@code stripe_fill_wait} before virtual chunks fill the stripe.
+ */
+class TransitionCoordinatorTest
+{
+    private static final TableRef T = new TableRef("ks", "t");
+    private static final List<Node> RING = List.of(new Node("10.0.0.1", "r1"), new Node("10.0.0.2", "r1"), new Node("10.0.0.3", "r1"));
+
+    /** A node with 100 primary bytes per candidate (last level), and twice its primary bytes as secondaries. */
+    private static NodeSnapshot node(String id, int candidates)
+    {
+        List<CandidateInfo> c = new ArrayList<>();
+        for (int i = 0; i < candidates; i++)
+            c.add(new CandidateInfo(id + "-s" + i, 100, 0.001 * i, 10_000)); // coldest first
+        long primary = 100L * candidates;
+        long[][] unencoded = new long[3][3];
+        unencoded[2][0] = primary;
+        unencoded[2][1] = primary;
+        unencoded[2][2] = primary;
+        return new NodeSnapshot(id, unencoded, primary, primary, 0, 0, 0, 0, 0, 0, 0, c);
+    }
+
+    private static TransitionCoordinator.Settings settings(double alpha, long fillWaitMillis)
+    {
+        return new TransitionCoordinator.Settings(alpha, 2, 1, "rs-test", true, false, 64, fillWaitMillis, 100);
+    }
+
+    @Test
+    void chosenFollowsTheShareColdestFirst()
+    {
+        NodeSnapshot s = node("10.0.0.1", 5);
+        assertEquals(List.of(), TransitionCoordinator.chosen(s, 0));
+        assertEquals(List.of("10.0.0.1-s0"), names(TransitionCoordinator.chosen(s, 60)));   // at least half a candidate
+        assertEquals(List.of(), TransitionCoordinator.chosen(s, 40));                        // less than half: nothing
+        assertEquals(List.of("10.0.0.1-s0", "10.0.0.1-s1", "10.0.0.1-s2"), names(TransitionCoordinator.chosen(s, 250)));
+        assertEquals(5, TransitionCoordinator.chosen(s, 10_000).size());
+    }
+
+    @Test
+    void roundEncodesThePlannedShareOnDistinctNodes()
+    {
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        for (Node n : RING)
+            snaps.put(n.id(), node(n.id(), 4));
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        ModelParticipant model = new ModelParticipant(store, 1);
+        AtomicLong clock = new AtomicLong(1_000_000);
+        StripeStateMachine machine = new StripeStateMachine(store, model, clock::get);
+        // alpha 0.3 of F = 3 x 1200: need 1080; g = rho (2) - pi (0.5) = 1.5 -> encode 720 = 240 per node, 2 candidates each
+        TransitionCoordinator c = new TransitionCoordinator(settings(0.3, 60_000), clock::get);
+        TransitionCoordinator.RoundResult r = c.round(T, snaps, RING, machine, p -> {});
+        assertEquals(720, r.plan().encodeBytes(), 1e-6);
+        assertEquals(3, r.planned(), "6 candidates of 3 nodes make 3 stripes of k=2");
+        assertEquals(3, r.committed());
+        Set<String> members = new HashSet<>();
+        for (StripeRecord s : store.list())
+        {
+            Set<String> nodes = new HashSet<>(s.parityNodes());
+            for (StripeFormer.Member m : s.members())
+            {
+                assertTrue(nodes.add(m.node()), "k+m chunks on distinct nodes: " + s);
+                assertTrue(members.add(m.sstable()), "a member in one stripe only");
+                assertEquals(T, RemoteStripeParticipant.tableOf(m.sstable()));
+            }
+        }
+        for (String m : members)
+            assertTrue(m.endsWith("-s0") || m.endsWith("-s1"), "coldest first: " + members);
+    }
+
+    @Test
+    void aLoneNodeWaitsThenVirtualChunksFill()
+    {
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        snaps.put("10.0.0.1", node("10.0.0.1", 2));
+        snaps.put("10.0.0.2", node("10.0.0.2", 0));
+        snaps.put("10.0.0.3", node("10.0.0.3", 0));
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        StripeStateMachine machine = new StripeStateMachine(store, new ModelParticipant(store, 2), clock::get);
+        TransitionCoordinator c = new TransitionCoordinator(settings(0.6, 30_000), clock::get);
+        assertEquals(0, c.round(T, snaps, RING, machine, p -> {}).planned(), "one node's candidates wait");
+        clock.addAndGet(29_000);
+        assertEquals(0, c.round(T, snaps, RING, machine, p -> {}).planned(), "still within the fill wait");
+        clock.addAndGet(2_000);
+        TransitionCoordinator.RoundResult r = c.round(T, snaps, RING, machine, p -> {});
+        assertNotEquals(0, r.planned(), "after the wait, virtual chunks fill the stripe");
+        for (StripeRecord s : store.list())
+            assertTrue(s.members().stream().anyMatch(StripeFormer.Member::isVirtual), "virtual member: " + s);
+    }
+
+    private static List<String> names(List<CandidateInfo> l)
+    {
+        List<String> out = new ArrayList<>();
+        for (CandidateInfo c : l)
+            out.add(c.sstable());
+        return out;
+    }
+}
