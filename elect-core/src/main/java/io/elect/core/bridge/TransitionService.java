@@ -219,11 +219,17 @@ public final class TransitionService
         long start = System.currentTimeMillis();
         long moved = 0;
         int items = 0;
-        for (NodeSnapshot s : snaps.values())
+        // Largest holders first, each asked for what is still missing (capped by what it holds): at most one node
+        // gets a partial share, so the rounding to whole files happens once, not once per node.
+        List<NodeSnapshot> byHolding = new ArrayList<>(snaps.values());
+        byHolding.sort(Comparator.comparingLong(heldBy).reversed().thenComparing(NodeSnapshot::node));
+        long remaining = bytes;
+        for (NodeSnapshot s : byHolding)
         {
-            long share = (long) Math.ceil((double) bytes * heldBy.applyAsLong(s) / held);
+            long share = Math.min(remaining, heldBy.applyAsLong(s));
             if (share <= 0)
-                continue;
+                break;
+            remaining -= share;
             try
             {
                 OffloadResult res = OffloadResult.decode(transport.requestOnce(peerOf(s.node()), verb,

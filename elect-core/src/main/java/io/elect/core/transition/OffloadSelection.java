@@ -6,9 +6,10 @@ import java.util.List;
 
 /**
  * What an OFFLOAD_PARITY / OFFLOAD_PRIMARY request moves to the cold tier: among the items at least
- * {@code minAgeMillis} old, oldest first (ties by id, so that a retried request picks the same items), the shortest
- * prefix whose bytes reach {@code bytes}. Nothing when {@code bytes <= 0}; everything eligible when they do not
- * reach it. Pure.
+ * {@code minAgeMillis} old, oldest first (ties by id, so that a retried request picks the same items), the prefix
+ * whose bytes come NEAREST to {@code bytes}: an item is taken while what is still missing is at least half of it
+ * (files are indivisible; rounding to the nearest keeps the planner from overshooting alpha by a whole file per
+ * node). Nothing when {@code bytes <= 0}; everything eligible when they do not reach it. Pure.
  */
 public final class OffloadSelection
 {
@@ -34,7 +35,7 @@ public final class OffloadSelection
         long sum = 0;
         for (Item i : eligible)
         {
-            if (sum >= bytes)
+            if (bytes - sum < (i.bytes() + 1) / 2)
                 break;
             out.add(i);
             sum += i.bytes();

@@ -149,7 +149,8 @@ class TransitioningIT
             int open = 0;
             for (String s : List.of("planned", "chunks_shipped", "parity_durable", "secondaries_stubbed", "rolling_back"))
                 open += stripes.path(s).asInt();
-            if (open == 0 && stripes.path("committed").asInt() > 0 && Math.abs(t.get("achieved_saving").asDouble() - ALPHA) <= 0.02)
+            // settled: nothing in flight and the target reached (an overshoot cannot shrink: the final check judges it)
+            if (open == 0 && stripes.path("committed").asInt() > 0 && t.get("achieved_saving").asDouble() >= ALPHA - 0.02)
                 break;
             Thread.sleep(5000);
         }

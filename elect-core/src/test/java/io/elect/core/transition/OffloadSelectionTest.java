@@ -12,7 +12,7 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** Golden cases of "oldest first until bytes", and the OFFLOAD payloads. */
+/** Golden cases of "oldest first, nearest to bytes", and the OFFLOAD payloads. */
 class OffloadSelectionTest
 {
     static final long NOW = 1_000_000;
@@ -29,11 +29,14 @@ class OffloadSelectionTest
     {
         assertEquals(List.of(), ids(0, 0));
         assertEquals(List.of(), ids(-5, 0));
-        assertEquals(List.of("a"), ids(1, 0));               // oldest first, ties by id
+        assertEquals(List.of(), ids(49, 0));                 // nearest: less than half of the oldest (a, 100)
+        assertEquals(List.of("a"), ids(50, 0));              // half of it: taken
         assertEquals(List.of("a"), ids(100, 0));             // exactly reached: stop
-        assertEquals(List.of("a", "b"), ids(101, 0));        // at least bytes: may overshoot
+        assertEquals(List.of("a"), ids(199, 0));             // 99 missing < half of b (200)
+        assertEquals(List.of("a", "b"), ids(200, 0));        // 100 missing = half of b: taken (overshoot by 100)
         assertEquals(List.of("a", "b", "c"), ids(600, 0));
-        assertEquals(List.of("a", "b", "c", "d"), ids(601, 0));
+        assertEquals(List.of("a", "b", "c"), ids(799, 0));   // 199 missing < half of d (400)
+        assertEquals(List.of("a", "b", "c", "d"), ids(800, 0));
         assertEquals(List.of("a", "b", "c", "d"), ids(1L << 40, 0)); // not enough: everything
         assertEquals(List.of("a", "b", "c"), ids(1L << 40, 100));   // d is 10 ms old: too young
         assertEquals(List.of("a", "b"), ids(1L << 40, 101));
