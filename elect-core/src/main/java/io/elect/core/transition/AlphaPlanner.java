@@ -179,6 +179,8 @@ public final class AlphaPlanner
                 limit = "erasure coding disabled";
             else if (cluster.size() < p.k() + p.m())
                 limit = "cluster of " + cluster.size() + " nodes cannot hold k+m=" + (p.k() + p.m()) + " chunks on distinct nodes";
+            else if (enc <= 0)
+                limit = "no unencoded last-level primary data is eligible (all encoded, younger than transition_min_age_seconds, or hot)";
             else if (gain <= 0)
                 limit = "encoding saves nothing (secondary bytes per primary byte " + fmt(rho) + " <= parity " + fmt(pi) + ")";
             else
