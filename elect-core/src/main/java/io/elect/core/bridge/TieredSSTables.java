@@ -79,6 +79,12 @@ public final class TieredSSTables
     private static final SourceCounters coldCounters = new SourceCounters();
     private static final SourceCounters decodedCounters = new SourceCounters();
     private static volatile LocatorMemberReader members = new LocatorMemberReader(stores::get);
+    /**
+     * What DECODED sources read through: the CURRENT reader at each read, because SSTables (stubs among them) are
+     * opened at start-up, before the transport exists and {@link #setNodeReader} is called.
+     */
+    private static final io.elect.core.tiered.StripeMemberReader currentMembers =
+        (stripe, member, offset, length) -> members.read(stripe, member, offset, length);
     private static volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
 
     private TieredSSTables()
@@ -181,7 +187,7 @@ public final class TieredSSTables
         StripeLayout stripe = s.stripe();
         ErasureCoder coder = coders.computeIfAbsent(stripe.k() + ":" + stripe.m(),
                                                     km -> ErasureCoders.create(stripe.k(), stripe.m()));
-        return new DecodedRangeSource(stripe, s.self(), coder, members, s.checksums(), cache, decodedCounters);
+        return new DecodedRangeSource(stripe, s.self(), coder, currentMembers, s.checksums(), cache, decodedCounters);
     }
 
     /** Called by the format's loading builder: the data FileHandle builder of a tiered SSTable. */
