@@ -1,9 +1,10 @@
-"""Helpers shared by the Python benchmark suites in scripts/bench.d (compare, storage).
+"""Helpers shared by the Python benchmark suites in scripts/bench.d (compare, storage, degraded).
 
 A Suite owns its name (prefix of every log and error line) and its own cluster run directory
 ($ELECT_RUN_DIR, default run/bench-NAME), so that a benchmark never wipes the shared run/. Every command runs from the
 repository root with that environment and ELECT_SKIP_BUILD=1 (the suite builds once, up front).
 """
+import json
 import os
 import re
 import subprocess
@@ -14,11 +15,33 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 YCSB = os.path.join(ROOT, "scripts", "ycsb")
 CLUSTER = os.path.join(ROOT, "scripts", "elect-cluster")
+ELECTTOOL = os.path.join(ROOT, "bin", "electtool")
+# Stripe states of `electtool storage --json` that are still in flight (transitioning not settled).
+NON_TERMINAL = ("planned", "chunks_shipped", "parity_durable", "secondaries_stubbed", "rolling_back")
 
 
 def jmx_port(i):
     """The JMX port of local node i (scripts/lib/elect_cluster.py: 7199 + 100*(i-1))."""
     return 7199 + 100 * (i - 1)
+
+
+def transition_settings(k, m, alpha):
+    """The elect.* settings of a benchmark cluster that transitions everything quickly: stripes of k + m chunks,
+    storage saving target alpha, a transition round every 5 s, no minimum age, stripes formed after 10 s of waiting,
+    cold_read_rate=1000 (nothing counts as hot) and primaries offloaded at any age."""
+    return {"data_chunks": k, "parity_chunks": m, "storage_saving_target": alpha,
+            "transition_interval_seconds": 5, "transition_min_age_seconds": 0, "stripe_fill_wait_seconds": 10,
+            "cold_read_rate": 1000, "primary_offload_min_age_seconds": 0}
+
+
+def storage_report_cmd(node=1):
+    """`bin/electtool storage --json` against local node `node` (JMX)."""
+    return [ELECTTOOL, "-h", "127.0.0.1", "-p", str(jmx_port(node)), "storage", "--json"]
+
+
+def report_table(report, name="ycsb.elect"):
+    """The entry of table `name` in a parsed storage report, or None."""
+    return next((t for t in report.get("tables", []) if t.get("table") == name), None)
 
 
 class Suite:
@@ -74,17 +97,23 @@ class Suite:
             time.sleep(5)
         self.log(f"compactions still pending after {timeout} s; measuring anyway")
 
-    def ycsb_summary(self, text, what):
-        """YCSB's summary lines '[SECTION], metric, value' -> {(SECTION, metric): float}; errors are fatal."""
+    def ycsb_summary(self, text, what, fail_on_errors=True):
+        """YCSB's summary lines '[SECTION], metric, value' -> {(SECTION, metric): float}. A missing summary is
+        fatal; so are failed operations (a Return= other than OK) unless fail_on_errors is False (see failed_ops)."""
         s = {}
         for m in re.finditer(r"^\[([A-Z-]+)\], ([^,]+), ([-0-9.Ee]+)$", text, re.M):
             s[(m.group(1), m.group(2).strip())] = float(m.group(3))
         if ("OVERALL", "Throughput(ops/sec)") not in s:
             self.die(f"no YCSB summary from {what}:\n{text[-2000:]}")
         failed = {k: v for k, v in s.items() if k[1].startswith("Return=") and k[1] != "Return=OK" and v > 0}
-        if failed:
+        if failed and fail_on_errors:
             self.die(f"{what}: operations failed: {failed}")
         return s
+
+    @staticmethod
+    def failed_ops(summary):
+        """Operations of a ycsb_summary that did not return OK (errors, NOT_FOUND, ...), over all sections."""
+        return int(sum(v for k, v in summary.items() if k[1].startswith("Return=") and k[1] != "Return=OK"))
 
     def replace_perf_section(self, md):
         """Replaces this suite's section of docs/PERFORMANCE.md (scripts/lib/perf-section.sh)."""
@@ -95,3 +124,59 @@ class Suite:
                                           f'replace_perf_section {self.name} "{f.name}"'], check=True)
         finally:
             os.remove(f.name)
+
+    # -------------------------------------------------------------------------------- redundancy transitioning
+    def storage_report(self, node=1):
+        """The parsed `electtool storage --json` report of node, or None (with the reason logged) if electtool
+        failed or printed no JSON."""
+        r = self.run(storage_report_cmd(node), timeout=120, check=False)
+        if r.returncode != 0:
+            self.log(f"electtool storage failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-300:]}")
+            return None
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            self.log(f"electtool storage printed no JSON: {r.stdout.strip()[-300:]}")
+            return None
+
+    def wait_for_saving(self, alpha, timeout, what, table="ycsb.elect", tolerance=0.02, poll_seconds=5,
+                        unreachable_polls=3, report_failures=3):
+        """Polls node 1's storage report every poll_seconds until table's achieved saving is within tolerance of
+        alpha with no stripe in a NON_TERMINAL state, or the plan is unreachable for unreachable_polls polls in a
+        row, or timeout seconds have passed. report_failures consecutive electtool failures are fatal (a node busy
+        compacting may fail one). Progress lines are prefixed by what. Returns (seconds until the target was
+        reached, or None if it was not; the last report entry of table, or None)."""
+        t0 = time.time()
+        unreachable, failures, entry = 0, 0, None
+        while True:
+            report = self.storage_report()
+            if report is None:
+                failures += 1
+                if failures >= report_failures:
+                    self.die(f"{what}: polling the storage report: electtool failed {failures} times in a row")
+            else:
+                failures = 0
+                stripes = report.get("stripes", {})
+                busy = sum(int(stripes.get(s, 0)) for s in NON_TERMINAL)
+                entry = report_table(report, table) or entry
+                if entry is None:
+                    self.log(f"{what}: {table} not in the storage report yet")
+                else:
+                    saving = float(entry.get("achieved_saving", 0.0))
+                    plan = entry.get("plan") or {}
+                    self.log(f"{what}: {100 * saving:.1f}% saved of target {100 * alpha:g}% "
+                             f"({stripes.get('committed', 0)} stripes committed"
+                             + (f", {busy} in flight" if busy else "")
+                             + ("" if plan.get("reachable", True) else f", plan unreachable: {plan.get('limit')}")
+                             + ")")
+                    if abs(saving - alpha) <= tolerance and busy == 0:
+                        return time.time() - t0, entry
+                    unreachable = unreachable + 1 if plan.get("reachable", True) is False else 0
+                    if unreachable >= unreachable_polls:
+                        self.log(f"{what}: plan unreachable for {unreachable} polls in a row ({plan.get('limit')}); "
+                                 f"measuring what was achieved")
+                        return None, entry
+            if time.time() - t0 >= timeout:
+                self.log(f"{what}: target not reached within {timeout} s; measuring what was achieved")
+                return None, entry
+            time.sleep(poll_seconds)
