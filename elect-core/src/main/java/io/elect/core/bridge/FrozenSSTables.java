@@ -2,25 +2,20 @@ package io.elect.core.bridge;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
+
+import io.elect.core.util.ChecksummedTextFile;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -313,45 +308,16 @@ public final class FrozenSSTables
     /** Writes the registry of table {@code name} to {@code file} atomically (temporary file, fsync, rename, fsync dir). */
     static void write(Path file, String name, Map<String, String> entries) throws IOException
     {
-        StringBuilder sb = new StringBuilder();
-        sb.append(MAGIC).append('\n').append("version=").append(VERSION).append('\n').append("table=").append(name).append('\n');
+        List<String> body = new ArrayList<>();
+        body.add("table=" + name);
         for (Map.Entry<String, String> e : new TreeMap<>(entries).entrySet())
         {
             if (!ID.matcher(e.getKey()).matches())
                 throw new IllegalArgumentException("bad SSTable id '" + e.getKey() + "'");
             checkTag(e.getValue());
-            sb.append("frozen=").append(e.getKey()).append(' ').append(e.getValue()).append('\n');
+            body.add("frozen=" + e.getKey() + ' ' + e.getValue());
         }
-        byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
-        CRC32C crc = new CRC32C();
-        crc.update(body);
-        byte[] trailer = String.format("crc32c=%08x\n", crc.getValue()).getBytes(StandardCharsets.UTF_8);
-        Files.createDirectories(file.getParent());
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                                               StandardOpenOption.TRUNCATE_EXISTING))
-        {
-            ch.write(java.nio.ByteBuffer.wrap(body));
-            ch.write(java.nio.ByteBuffer.wrap(trailer));
-            ch.force(true);
-        }
-        try
-        {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
-        catch (AtomicMoveNotSupportedException e)
-        {
-            Files.deleteIfExists(tmp);
-            throw new IOException("cannot atomically replace " + file, e);
-        }
-        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ))
-        {
-            dir.force(true);
-        }
-        catch (IOException e)
-        {
-            logger.debug("Cannot fsync directory {} (not supported here?)", file.getParent(), e);
-        }
+        ChecksummedTextFile.write(file, MAGIC, VERSION, body);
     }
 
     /**
@@ -360,45 +326,21 @@ public final class FrozenSSTables
      */
     static Map<String, String> read(Path file, String name) throws IOException
     {
-        byte[] bytes;
-        try
-        {
-            bytes = Files.readAllBytes(file);
-        }
-        catch (NoSuchFileException e)
-        {
+        Optional<List<String>> read = ChecksummedTextFile.read(file, MAGIC, VERSION, FrozenSSTables::corrupt);
+        if (read.isEmpty())
             return Collections.emptyMap();
-        }
-        String text = new String(bytes, StandardCharsets.UTF_8);
-        if (!text.endsWith("\n"))
-            throw corrupt(file, "truncated (no final line end)");
-        int last = text.lastIndexOf('\n', text.length() - 2);
-        if (last < 0)
-            throw corrupt(file, "too short");
-        String body = text.substring(0, last + 1);
-        String trailer = text.substring(last + 1, text.length() - 1);
-        if (!trailer.matches("crc32c=[0-9a-f]{8}"))
-            throw corrupt(file, "last line is not crc32c=XXXXXXXX (truncated?)");
-        CRC32C crc = new CRC32C();
-        crc.update(body.getBytes(StandardCharsets.UTF_8));
-        if (crc.getValue() != Long.parseLong(trailer.substring(7), 16))
-            throw corrupt(file, String.format("checksum mismatch: computed %08x, stored %s", crc.getValue(), trailer.substring(7)));
-        String[] lines = body.split("\n", -1);
-        if (lines.length < 4 || !MAGIC.equals(lines[0]))
-            throw corrupt(file, "bad magic, expected " + MAGIC);
-        if (!("version=" + VERSION).equals(lines[1]))
-            throw corrupt(file, "unsupported " + lines[1] + " (this build reads version=" + VERSION + ")");
-        if (!("table=" + name).equals(lines[2]))
-            throw corrupt(file, "belongs to " + lines[2] + ", expected table=" + name);
+        List<String> lines = read.get();
+        if (lines.isEmpty() || !("table=" + name).equals(lines.get(0)))
+            throw corrupt(file, "belongs to " + (lines.isEmpty() ? "no table" : lines.get(0)) + ", expected table=" + name);
         Map<String, String> out = new TreeMap<>();
-        for (int i = 3; i < lines.length - 1; i++)
+        for (int i = 1; i < lines.size(); i++)
         {
-            String line = lines[i];
+            String line = lines.get(i);
             if (!line.startsWith("frozen="))
-                throw corrupt(file, "line " + (i + 1) + " is not frozen=<id> <tag>");
+                throw corrupt(file, "line " + (i + 3) + " is not frozen=<id> <tag>");
             String[] parts = line.substring(7).split(" ", -1);
             if (parts.length != 2 || !ID.matcher(parts[0]).matches() || !TAG.matcher(parts[1]).matches())
-                throw corrupt(file, "line " + (i + 1) + " is not frozen=<id> <tag>");
+                throw corrupt(file, "line " + (i + 3) + " is not frozen=<id> <tag>");
             if (out.put(parts[0], parts[1]) != null)
                 throw corrupt(file, "SSTable id " + parts[0] + " listed twice");
         }

@@ -1,23 +1,18 @@
 package io.elect.core.stripes;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.BiPredicate;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
+
+import io.elect.core.util.ChecksummedTextFile;
 
 /**
  * The node's persisted redirects (docs/formats/redirects.md): absolute path of a file that moved to the cold tier ->
@@ -125,86 +120,32 @@ public final class RedirectTable
 
     static void write(Path file, Map<Path, String> entries) throws IOException
     {
-        StringBuilder sb = new StringBuilder();
-        sb.append(MAGIC).append('\n').append("version=").append(VERSION).append('\n');
+        List<String> body = new ArrayList<>();
         for (Map.Entry<Path, String> e : new TreeMap<>(entries).entrySet())
         {
             checkLocator(e.getValue());
-            sb.append("redirect=").append(e.getValue()).append(' ').append(checkPath(e.getKey())).append('\n');
+            body.add("redirect=" + e.getValue() + ' ' + checkPath(e.getKey()));
         }
-        byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
-        CRC32C crc = new CRC32C();
-        crc.update(body);
-        byte[] trailer = String.format("crc32c=%08x\n", crc.getValue()).getBytes(StandardCharsets.UTF_8);
-        Files.createDirectories(file.getParent());
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                                               StandardOpenOption.TRUNCATE_EXISTING))
-        {
-            ch.write(ByteBuffer.wrap(body));
-            ch.write(ByteBuffer.wrap(trailer));
-            ch.force(true);
-        }
-        try
-        {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
-        catch (AtomicMoveNotSupportedException e)
-        {
-            Files.deleteIfExists(tmp);
-            throw new IOException("cannot atomically replace " + file, e);
-        }
-        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ))
-        {
-            dir.force(true);
-        }
-        catch (IOException e)
-        {
-            // fsync of a directory is not supported everywhere; the rename itself is atomic
-        }
+        ChecksummedTextFile.write(file, MAGIC, VERSION, body);
     }
 
     static Map<Path, String> read(Path file) throws IOException
     {
-        byte[] bytes;
-        try
-        {
-            bytes = Files.readAllBytes(file);
-        }
-        catch (NoSuchFileException e)
-        {
+        Optional<List<String>> read = ChecksummedTextFile.read(file, MAGIC, VERSION, RedirectTable::corrupt);
+        if (read.isEmpty())
             return Collections.emptyMap();
-        }
-        String text = new String(bytes, StandardCharsets.UTF_8);
-        if (!text.endsWith("\n"))
-            throw corrupt(file, "truncated (no final line end)");
-        int last = text.lastIndexOf('\n', text.length() - 2);
-        if (last < 0)
-            throw corrupt(file, "too short");
-        String body = text.substring(0, last + 1);
-        String trailer = text.substring(last + 1, text.length() - 1);
-        if (!trailer.matches("crc32c=[0-9a-f]{8}"))
-            throw corrupt(file, "last line is not crc32c=XXXXXXXX (truncated?)");
-        CRC32C crc = new CRC32C();
-        crc.update(body.getBytes(StandardCharsets.UTF_8));
-        if (crc.getValue() != Long.parseLong(trailer.substring(7), 16))
-            throw corrupt(file, String.format("checksum mismatch: computed %08x, stored %s", crc.getValue(), trailer.substring(7)));
-        String[] lines = body.split("\n", -1); // the last element is the empty string after the final line end
-        if (lines.length < 3 || !MAGIC.equals(lines[0]))
-            throw corrupt(file, "bad magic, expected " + MAGIC);
-        if (!("version=" + VERSION).equals(lines[1]))
-            throw corrupt(file, "unsupported " + lines[1] + " (this build reads version=" + VERSION + ")");
+        List<String> lines = read.get();
         Map<Path, String> out = new TreeMap<>();
-        for (int i = 2; i < lines.length - 1; i++)
+        for (int i = 0; i < lines.size(); i++)
         {
-            String line = lines[i];
+            String line = lines.get(i);
             int space = line.indexOf(' ');
             if (!line.startsWith("redirect=") || space < 0)
-                throw corrupt(file, "line " + (i + 1) + " is not redirect=<locator> <path>");
+                throw corrupt(file, "line " + (i + 3) + " is not redirect=<locator> <path>");
             String locator = line.substring("redirect=".length(), space);
             String path = line.substring(space + 1);
             if (!LOCATOR.matcher(locator).matches() || !path.startsWith("/") || !Paths.get(path).normalize().toString().equals(path))
-                throw corrupt(file, "line " + (i + 1) + " is not redirect=<cold locator> <absolute normalized path>");
+                throw corrupt(file, "line " + (i + 3) + " is not redirect=<cold locator> <absolute normalized path>");
             if (out.put(Paths.get(path), locator) != null)
                 throw corrupt(file, "path " + path + " listed twice");
         }
