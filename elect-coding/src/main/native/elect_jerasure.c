@@ -36,6 +36,12 @@ static void product(int *matrix, int cols, int rows, char **ip, char **op, int l
 
 JNIEXPORT jint JNICALL Java_io_elect_coding_JerasureNative_probe(JNIEnv *env, jclass cls)
 {
+    /* Jerasure builds its GF tables lazily and without a lock (galois_init_default_field publishes gfp_array[w]
+     * before initializing it), so two threads making the first region multiply (w = 8) or the first region XOR
+     * (galois_w32_region_xor, w = 32) at once can crash (seen: SIGSEGV in galois_w32_region_xor). Build both here:
+     * the probe runs once, under the JVM's class-initialization lock, before any coder can be used. */
+    if (galois_init_default_field(8) != 0 || galois_init_default_field(32) != 0)
+        return -1;
     return galois_single_multiply(2, 0x80, 8); /* 0x1d with polynomial 0x11d */
 }
 
