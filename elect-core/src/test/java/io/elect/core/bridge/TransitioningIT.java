@@ -38,7 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Redundancy transitioning end to end on a real 3-node cluster with the cold tier (RF = 3, RS k=2 m=1, alpha 0.6):
+ * Redundancy transitioning end to end on a real 3-node cluster with the cold tier (RF = 3, RS k=2 m=1, alpha 0.6;
+ * system properties elect.it.nodes/k/m/keys/alpha change them):
  * the same data goes into a plain LCS table and an ELECT table; the coordinator encodes cold last-level primaries,
  * stubs the secondaries and offloads parity until the storage report says the target is reached. Then, measured
  * independently of our own accounting (Cassandra's "Space used (live)" plus the parity files on disk), the ELECT
@@ -49,9 +50,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 class TransitioningIT
 {
     private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-transition-run");
-    private static final int NODES = 3;
-    private static final int KEYS = 12000;
-    private static final double ALPHA = 0.6;
+    // -Delect.it.nodes=6 -Delect.it.k=4 -Delect.it.m=2 runs the same test on six nodes with RS(4,2) (not in CI: time)
+    private static final int NODES = Integer.getInteger("elect.it.nodes", 3);
+    private static final int K = Integer.getInteger("elect.it.k", 2);
+    private static final int M = Integer.getInteger("elect.it.m", 1);
+    private static final int KEYS = Integer.getInteger("elect.it.keys", 12000);
+    private static final double ALPHA = Double.parseDouble(System.getProperty("elect.it.alpha", "0.6"));
     private static final String KS = "elect_transition_it";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -66,7 +70,7 @@ class TransitioningIT
     static void startCluster() throws Exception
     {
         Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900",
-                              "--set", "elect.data_chunks=2", "--set", "elect.parity_chunks=1",
+                              "--set", "elect.data_chunks=" + K, "--set", "elect.parity_chunks=" + M,
                               "--set", "elect.storage_saving_target=" + ALPHA, "--set", "elect.transition_min_age_seconds=0",
                               "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5",
                               "--set", "elect.cold_read_rate=1000");
