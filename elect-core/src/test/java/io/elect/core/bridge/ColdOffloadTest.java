@@ -137,16 +137,16 @@ class ColdOffloadTest
             NodeMemberReader reader = new NodeMemberReader(client);
 
             // Not encoded yet: nothing to offload.
-            assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1, 0).encode())));
+            assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1L << 40, 0).encode())));
 
             FrozenSSTables.freeze(cfs, primary, "stripe-1");
             Path oldData = primary.descriptor.fileFor(Components.DATA).toPath().toAbsolutePath();
             byte[] original = Files.readAllBytes(oldData);
             NodeLocator oldLocator = NodeLocator.parse(LocatorMemberReader.node(SERVER.host(), SERVER.port(), oldData));
             // too young for a one-day minimum age
-            assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1, 86_400_000L).encode())));
+            assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1L << 40, 86_400_000L).encode())));
 
-            OffloadResult res = OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1, 0).encode()));
+            OffloadResult res = OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1L << 40, 0).encode()));
             assertEquals(new OffloadResult(original.length, 1), res);
             SSTableReader tiered = cfs.getLiveSSTables().iterator().next();
             assertEquals(1, cfs.getLiveSSTables().size());
@@ -168,7 +168,7 @@ class ColdOffloadTest
             assertEquals(original.length, snap.encodedCold());
             assertEquals(0, snap.encodedHot());
             // idempotent: nothing left to move
-            assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1, 0).encode())));
+            assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1L << 40, 0).encode())));
 
             // A hot parity member (no checksum sidecar: verification is skipped) moves to the cold tier.
             Path dir = LocalTransitionOps.parityDir(T);
@@ -179,7 +179,7 @@ class ColdOffloadTest
             Files.setLastModifiedTime(p0, FileTime.fromMillis(System.currentTimeMillis() - 60_000)); // the oldest
             NodeLocator parityLocator = NodeLocator.parse(LocatorMemberReader.node(SERVER.host(), SERVER.port(), p0));
             assertArrayEquals(new long[]{ parity.length + 10, 0 }, LocalTransitionOps.parityBytes(T));
-            res = OffloadResult.decode(await(client, Verbs.OFFLOAD_PARITY, new OffloadRequest(T, 1000, 0).encode()));
+            res = OffloadResult.decode(await(client, Verbs.OFFLOAD_PARITY, new OffloadRequest(T, parity.length, 0).encode()));
             assertEquals(new OffloadResult(parity.length, 1), res);
             assertFalse(Files.exists(p0));
             assertTrue(Files.exists(p1), "one member reached the bytes asked");
