@@ -41,13 +41,9 @@ import io.elect.core.stripes.NodeMemberReader;
 import io.elect.core.stripes.ParityBuilder;
 import io.elect.core.stripes.ParitySidecar;
 import io.elect.core.tiered.TieredSidecar;
-import io.elect.core.transition.HotnessPolicy;
-import io.elect.core.transition.HotnessPolicy.SSTableInfo;
-import io.elect.core.transition.HotnessTracker;
 import io.elect.core.transition.RemoteStripeParticipant;
 import io.elect.core.transition.wire.TransitionMessages;
 import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
-import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
 import io.elect.core.transition.wire.TransitionMessages.ComponentRef;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
@@ -82,32 +78,31 @@ final class LocalTransitionOps
     private final Peer self;
     private final StripeMemberReader members;
     private final NodeMemberReader nodes;
-    private final Map<TableRef, HotnessState> hotness = new ConcurrentHashMap<>();
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
     /** Per stub (table/id): SSTables already purged against it (in memory: a restart re-examines each once). */
     private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
     private final ColdOffload offload = new ColdOffload(this::isPinned);
-
-    /** Hotness of one table's SSTables, fed by Cassandra's per-SSTable read meters at each snapshot. */
-    private final class HotnessState
-    {
-        final HotnessTracker<String> tracker = new HotnessTracker<>(System::currentTimeMillis, config.hotnessHalfLifeSeconds * 1000L);
-        final Map<String, Long> lastCounts = new ConcurrentHashMap<>();
-        volatile Set<String> previous = Set.of();
-    }
+    private final NodeSnapshots snapshots;
 
     LocalTransitionOps(ElectConfig config, Transport transport, StripeMemberReader members, NodeMemberReader nodes)
     {
         this.nodes = nodes;
+        this.snapshots = new NodeSnapshots(config, transport.localPeer().host());
         this.config = config;
         this.transport = transport;
         this.self = transport.localPeer();
         this.members = members;
     }
 
+    /** This node's snapshot of the table (as SNAPSHOT returns it). */
+    NodeSnapshot snapshot(TableRef t) throws IOException
+    {
+        return snapshots.snapshot(t);
+    }
+
     void register()
     {
-        transport.register(Verbs.SNAPSHOT, p -> snapshot(SnapshotRequest.decode(p).table()).encode());
+        transport.register(Verbs.SNAPSHOT, p -> snapshots.snapshot(SnapshotRequest.decode(p).table()).encode());
         transport.register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());
         transport.register(Verbs.BUILD_PARITY, p -> buildParity(BuildParityRequest.decode(p)).encode());
         transport.register(Verbs.STUB, p -> stub(StubRequest.decode(p)).encode());
@@ -164,126 +159,6 @@ final class LocalTransitionOps
         Path dir = ElectStateDir.root().resolve("parity").resolve(t.keyspace() + "." + t.table());
         Files.createDirectories(dir);
         return dir;
-    }
-
-    // ------------------------------------------------------------------ SNAPSHOT
-
-    NodeSnapshot snapshot(TableRef t) throws IOException
-    {
-        ColumnFamilyStore cfs = cfs(t);
-        ElectCompactionStrategy strategy = ElectTables.strategyOf(cfs);
-        if (strategy == null)
-            throw new IllegalArgumentException("table " + t + " does not use ElectCompactionStrategy");
-        HotnessState h = hotness.computeIfAbsent(t, x -> new HotnessState());
-        long now = System.currentTimeMillis();
-        long offloadAge = config.primaryOffloadMinAgeSeconds * 1000L;
-        int roles = Math.max(1, Keyspace.open(t.keyspace()).getReplicationStrategy().getReplicationFactor().allReplicas);
-        long[][] unencoded = new long[ElectTables.LEVELS][roles];
-        long encodedHot = 0, encodedHotOld = 0, encodedCold = 0, stubs = 0, replaced = 0;
-        List<SSTableReader> primaries = new ArrayList<>();
-        Set<String> liveIds = new HashSet<>();
-        for (SSTableReader r : cfs.getLiveSSTables())
-        {
-            String id = r.descriptor.id.toString();
-            liveIds.add(id);
-            if (r.getReadMeter() != null)
-            {
-                long count = r.getReadMeter().count();
-                Long last = h.lastCounts.put(id, count);
-                long delta = count - (last == null ? 0 : last);
-                if (delta > 0)
-                    h.tracker.record(id, delta);
-            }
-            if (TieredSSTables.isTiered(r))
-            {
-                TieredSidecar sidecar = TieredSSTables.sidecar(r.descriptor);
-                if (sidecar.source() == TieredSidecar.Source.DECODED)
-                {
-                    stubs += r.bytesOnDisk();
-                    replaced += r.bytesOnDisk() + sidecar.checksums().length();
-                }
-                else // COLD: an offloaded encoded primary (OFFLOAD_PRIMARY); its data length, not the placeholder's 0
-                    encodedCold += sidecar.checksums().length();
-                continue;
-            }
-            if (FrozenSSTables.isFrozen(r))
-            {
-                long b = r.bytesOnDisk();
-                encodedHot += b;
-                if (now - dataMillis(r) >= offloadAge)
-                    encodedHotOld += b;
-                continue;
-            }
-            Integer role = strategy.currentRoles().spanRole(r.getFirst().getToken(), r.getLast().getToken());
-            int ro = role == null ? 0 : Math.min(role, roles - 1);
-            int level = Math.min(r.getSSTableLevel(), ElectTables.LEVELS - 1);
-            unencoded[level][ro] += r.bytesOnDisk();
-            if (role != null && role == 0)
-                primaries.add(r);
-        }
-        h.lastCounts.keySet().retainAll(liveIds);
-        for (String id : h.tracker.snapshot().keySet())
-            if (!liveIds.contains(id))
-                h.tracker.forget(id);
-
-        int maxLevel = 0;
-        for (SSTableReader r : primaries)
-            maxLevel = Math.max(maxLevel, r.getSSTableLevel());
-        List<SSTableInfo> infos = new ArrayList<>();
-        Map<String, SSTableReader> byId = new LinkedHashMap<>();
-        for (SSTableReader r : primaries)
-        {
-            String id = r.descriptor.id.toString();
-            byId.put(id, r);
-            infos.add(new SSTableInfo(id, r.getSSTableLevel(), r.getSSTableLevel() == maxLevel, 0, now - dataMillis(r),
-                                      dataFileBytes(r), h.tracker.rate(id)));
-        }
-        HotnessPolicy policy = new HotnessPolicy(config.transitionMinAgeSeconds * 1000L, config.coldReadRate, config.hotnessHysteresis);
-        List<SSTableInfo> selected = policy.select(infos, h.previous);
-        Set<String> now2 = new HashSet<>();
-        List<CandidateInfo> candidates = new ArrayList<>();
-        long encodable = 0, encodableOld = 0;
-        for (SSTableInfo s : selected)
-        {
-            SSTableReader r = byId.get(s.id());
-            now2.add(s.id());
-            if (s.bytes() <= 0)
-                continue;
-            long b = r.bytesOnDisk();
-            encodable += b;
-            if (s.ageMillis() >= offloadAge)
-                encodableOld += b;
-            // the stripe member is the Data.db file as it is on disk: its exact length, which PIN verifies
-            candidates.add(new CandidateInfo(s.id(), s.bytes(), s.readRate(), s.ageMillis()));
-        }
-        h.previous = now2;
-        long[] parity = parityBytes(t);
-        return new NodeSnapshot(self.host(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
-                                stubs, replaced, parity[0], parity[1], candidates);
-    }
-
-    private static long dataFileBytes(SSTableReader r)
-    {
-        try
-        {
-            return Files.size(r.descriptor.fileFor(Components.DATA).toPath());
-        }
-        catch (IOException e)
-        {
-            return 0; // gone: not a candidate
-        }
-    }
-
-    private static long dataMillis(SSTableReader r)
-    {
-        try
-        {
-            return Files.getLastModifiedTime(r.descriptor.fileFor(Components.DATA).toPath()).toMillis();
-        }
-        catch (IOException e)
-        {
-            return System.currentTimeMillis();
-        }
     }
 
     /** {hot, cold} parity bytes of the table held by this node. */
