@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +58,15 @@ import io.elect.core.transport.Verbs;
 public final class TransitionService
 {
     private static final Logger logger = LoggerFactory.getLogger(TransitionService.class);
+
+    /**
+     * Parity is always built into the hot tier; {@link #offload} later moves whole parity files to the cold tier
+     * against a plan measured once encoding has settled. Deciding at build time (per stripe, from the previous
+     * round's plan) overshot alpha: that plan was measured while secondaries of fresh stripes still held their
+     * rows, and a parity file sent to the cold tier is never brought back. The cost is one extra local write of
+     * parity that ends up cold.
+     */
+    private static final Predicate<StripeRecord> NEVER_COLD_AT_BUILD = stripe -> false;
     static final int MAX_STRIPES_PER_ROUND = 16;
 
     private static volatile TransitionService instance;
@@ -86,7 +96,7 @@ public final class TransitionService
         // READ_MEMBER (with the cold-tier fallback for moved files) is registered by LocalTransitionOps.register()
         this.ops = new LocalTransitionOps(config, transport, members, nodes);
         ops.register();
-        RemoteStripeParticipant participant = new RemoteStripeParticipant(transport, this::peerOf, this::coldParity);
+        RemoteStripeParticipant participant = new RemoteStripeParticipant(transport, this::peerOf, NEVER_COLD_AT_BUILD);
         this.machine = new StripeStateMachine(store, participant, System::currentTimeMillis);
         this.codecId = ErasureCoders.create(config.dataChunks, config.parityChunks, config.coder).codecId();
     }
@@ -114,18 +124,6 @@ public final class TransitionService
     Peer peerOf(String node)
     {
         return new Peer(node, config.transportPort);
-    }
-
-    /** Parity of a stripe goes to the cold tier when the last plan of its table asked for parity offload. */
-    private boolean coldParity(StripeRecord stripe)
-    {
-        if (!config.offloadEnabled)
-            return false;
-        TransitionCoordinator.RoundResult last = lastRounds.get(RemoteStripeParticipant.tableOf(stripe));
-        double f = last == null ? 0 : last.plan().parityOffloadFraction();
-        // deterministic per stripe, so that a retried step decides the same way
-        double u = (stripe.id().toString().hashCode() & 0x7fffffff) / (double) Integer.MAX_VALUE;
-        return u < f;
     }
 
     private void maintainSafely()
