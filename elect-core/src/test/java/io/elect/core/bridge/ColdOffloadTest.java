@@ -21,7 +21,6 @@ import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
 import org.apache.cassandra.io.sstable.format.SSTableFormat.Components;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
-import org.apache.cassandra.service.EmbeddedCassandraService;
 import org.apache.cassandra.service.StorageService;
 
 import io.elect.core.config.ColdTierStores;
@@ -70,14 +69,7 @@ class ColdOffloadTest
     static void startNode() throws Exception
     {
         Path base = Paths.get("target", "elect-offload-node-" + ProcessHandle.current().pid()).toAbsolutePath();
-        Files.createDirectories(base);
-        System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-offload-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-stripes-logback.xml").toAbsolutePath().toString());
-        System.setProperty("cassandra.storagedir", base.resolve("node").toString());
-        System.setProperty("cassandra.logdir", base.toString());
-        System.setProperty("cassandra-foreground", "yes");
-        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-        new EmbeddedCassandraService().start();
+        EmbeddedNode.start("elect-offload-node.yaml", "elect-stripes-logback.xml", base.resolve("node"), base);
     }
 
     @AfterAll

@@ -1,12 +1,9 @@
 package io.elect.core.bridge;
 
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,8 +16,6 @@ import javax.management.ObjectName;
 
 import com.codahale.metrics.Gauge;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -68,22 +63,8 @@ class ElectCompactionStrategyTest
     static void startNode() throws Exception
     {
         Path base = Paths.get("target", "elect-trees-node-" + ProcessHandle.current().pid()).toAbsolutePath();
-        Files.createDirectories(base);
-        System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-trees-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-trees-logback.xml").toAbsolutePath().toString());
-        System.setProperty("cassandra.storagedir", base.toString());
-        System.setProperty("cassandra.logdir", base.toString());
-        System.setProperty("cassandra-foreground", "yes");
-        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-        cassandra = new EmbeddedCassandraService();
-        cassandra.start();
-        session = CqlSession.builder()
-                            .addContactPoint(new InetSocketAddress("127.0.0.1", 19042))
-                            .withLocalDatacenter("datacenter1")
-                            .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                                .build())
-                            .build();
+        cassandra = EmbeddedNode.start("elect-trees-node.yaml", "elect-trees-logback.xml", base, base);
+        session = EmbeddedNode.session(19042);
     }
 
     @AfterAll

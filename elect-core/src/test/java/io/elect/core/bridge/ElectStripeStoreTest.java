@@ -1,6 +1,5 @@
 package io.elect.core.bridge;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
@@ -19,7 +18,6 @@ import io.elect.core.transport.Peer;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.schema.Schema;
-import org.apache.cassandra.service.EmbeddedCassandraService;
 import org.apache.cassandra.service.StorageService;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,14 +39,7 @@ class ElectStripeStoreTest
     static void startNode() throws Exception
     {
         Path base = Paths.get("target", "elect-stripes-node-" + ProcessHandle.current().pid()).toAbsolutePath();
-        Files.createDirectories(base);
-        System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-stripes-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-stripes-logback.xml").toAbsolutePath().toString());
-        System.setProperty("cassandra.storagedir", base.toString());
-        System.setProperty("cassandra.logdir", base.toString());
-        System.setProperty("cassandra-foreground", "yes");
-        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-        new EmbeddedCassandraService().start();
+        EmbeddedNode.start("elect-stripes-node.yaml", "elect-stripes-logback.xml", base, base);
         ElectSystemKeyspace.ensure();
         ElectSystemKeyspace.ensure(); // idempotent
     }

@@ -1,13 +1,11 @@
 package io.elect.core.bridge;
 
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -21,8 +19,6 @@ import java.util.concurrent.CompletionStage;
 import javax.management.ObjectName;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -80,22 +76,8 @@ class FrozenSSTablesTest
     static void startNode() throws Exception
     {
         Path base = Paths.get("target", "elect-frozen-node-" + ProcessHandle.current().pid()).toAbsolutePath();
-        Files.createDirectories(base);
-        System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-trees-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-trees-logback.xml").toAbsolutePath().toString());
-        System.setProperty("cassandra.storagedir", base.toString());
-        System.setProperty("cassandra.logdir", base.toString());
-        System.setProperty("cassandra-foreground", "yes");
-        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-        cassandra = new EmbeddedCassandraService();
-        cassandra.start();
-        session = CqlSession.builder()
-                            .addContactPoint(new InetSocketAddress("127.0.0.1", 19042))
-                            .withLocalDatacenter("datacenter1")
-                            .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                                .build())
-                            .build();
+        cassandra = EmbeddedNode.start("elect-trees-node.yaml", "elect-trees-logback.xml", base, base);
+        session = EmbeddedNode.session(19042);
     }
 
     @AfterAll

@@ -29,7 +29,6 @@ import org.apache.cassandra.io.sstable.Component;
 import org.apache.cassandra.io.sstable.ISSTableScanner;
 import org.apache.cassandra.io.sstable.format.SSTableFormat.Components;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
-import org.apache.cassandra.service.EmbeddedCassandraService;
 import org.apache.cassandra.service.StorageService;
 
 import io.elect.coding.ErasureCoder;
@@ -64,14 +63,7 @@ class SecondaryStubsTest
         // Assertions stay on everywhere: tiered readers skip the key cache (ElectTieredFormat.TieredTableReader), whose
         // -ea check of the entry's format they would otherwise fail.
         base = Paths.get("target", "elect-stubs-node-" + ProcessHandle.current().pid()).toAbsolutePath();
-        Files.createDirectories(base);
-        System.setProperty("cassandra.config", Paths.get("src/test/resources/elect-stubs-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", Paths.get("src/test/resources/elect-stripes-logback.xml").toAbsolutePath().toString());
-        System.setProperty("cassandra.storagedir", base.resolve("node").toString());
-        System.setProperty("cassandra.logdir", base.toString());
-        System.setProperty("cassandra-foreground", "yes");
-        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-        new EmbeddedCassandraService().start();
+        EmbeddedNode.start("elect-stubs-node.yaml", "elect-stripes-logback.xml", base.resolve("node"), base);
     }
 
     @AfterAll

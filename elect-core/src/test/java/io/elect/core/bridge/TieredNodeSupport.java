@@ -1,11 +1,7 @@
 package io.elect.core.bridge;
 
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,8 +11,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -45,28 +39,12 @@ final class TieredNodeSupport
     /** Starts the node with its directories under base; the caller registers cold stores first. */
     static EmbeddedCassandraService start(Path base) throws Exception
     {
-        Files.createDirectories(base);
-        Path resources = Paths.get(System.getProperty("elect.test.resources", "src/test/resources")).toAbsolutePath();
-        System.setProperty("cassandra.config", resources.resolve("tiered-node.yaml").toUri().toString());
-        System.setProperty("logback.configurationFile", resources.resolve("tiered-logback.xml").toString());
-        System.setProperty("cassandra.storagedir", base.toString());
-        System.setProperty("cassandra.logdir", base.toString());
-        System.setProperty("cassandra-foreground", "yes");
-        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-        EmbeddedCassandraService cassandra = new EmbeddedCassandraService();
-        cassandra.start();
-        return cassandra;
+        return EmbeddedNode.start("tiered-node.yaml", "tiered-logback.xml", base, base);
     }
 
     static CqlSession session()
     {
-        return CqlSession.builder()
-                         .addContactPoint(new InetSocketAddress("127.0.0.1", NATIVE_PORT))
-                         .withLocalDatacenter("datacenter1")
-                         .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                             .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                             .build())
-                         .build();
+        return EmbeddedNode.session(NATIVE_PORT);
     }
 
     static ColumnFamilyStore cfs(String table)
