@@ -226,8 +226,19 @@ final class LocalTransitionOps
         pinned.remove(req.table() + "/" + req.sstable() + "/" + req.stripeId());
         ColumnFamilyStore cfs = cfs(req.table());
         SSTableReader r = live(cfs, req.sstable());
-        if (r != null)
-            FrozenSSTables.unfreeze(cfs, r, req.stripeId());
+        if (r == null)
+            return TransitionMessages.ok();
+        String owner = FrozenSSTables.frozen(cfs).get(r.descriptor.id.toString());
+        if (owner != null && !owner.equals(req.stripeId()))
+        {
+            // An earlier attempt of this rollback already unfroze it here (another member's ROLLBACK failed, so the
+            // stripe stayed ROLLING_BACK), and a later stripe has encoded it since: nothing of this stripe is left to
+            // undo on this member, and failing would keep the stripe rolling back forever.
+            logger.info("rollback of stripe {}: sstable {} of {} now belongs to stripe {}; nothing to undo", req.stripeId(),
+                        req.sstable(), req.table(), owner);
+            return TransitionMessages.ok();
+        }
+        FrozenSSTables.unfreeze(cfs, r, req.stripeId());
         return TransitionMessages.ok();
     }
 

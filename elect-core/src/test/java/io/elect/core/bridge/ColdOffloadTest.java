@@ -31,6 +31,7 @@ import io.elect.core.tiered.LocatorMemberReader;
 import io.elect.core.tiered.LocatorMemberReader.NodeLocator;
 import io.elect.core.trees.RoleRanges;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
 import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
 import io.elect.core.transition.wire.TransitionMessages.OffloadResult;
@@ -49,6 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -130,6 +132,15 @@ class ColdOffloadTest
 
             // Not encoded yet: nothing to offload.
             assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1L << 40, 0).encode())));
+
+            // ROLLBACK retried after its member was unfrozen here and encoded by a later stripe: the new owner stays.
+            String id = primary.descriptor.id.toString();
+            FrozenSSTables.freeze(cfs, primary, "stripe-0");
+            await(client, Verbs.ROLLBACK, new MemberRequest(T, id, "stripe-0").encode());
+            assertNull(FrozenSSTables.frozen(cfs).get(id));
+            FrozenSSTables.freeze(cfs, primary, "stripe-1");
+            await(client, Verbs.ROLLBACK, new MemberRequest(T, id, "stripe-0").encode());
+            assertEquals("stripe-1", FrozenSSTables.frozen(cfs).get(id));
 
             FrozenSSTables.freeze(cfs, primary, "stripe-1");
             Path oldData = primary.descriptor.fileFor(Components.DATA).toPath().toAbsolutePath();

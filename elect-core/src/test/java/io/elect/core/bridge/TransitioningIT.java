@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Redundancy transitioning end to end on a real 3-node cluster with the cold tier (RF = 3, RS k=2 m=1, alpha 0.6;
- * system properties elect.it.nodes/k/m/keys/alpha change them):
+ * system properties elect.it.nodes/k/m/keys/alpha change them; `scripts/elect test` runs it at alpha 0.6, 0.3 and 0.8):
  * the same data goes into a plain LCS table and an ELECT table; the coordinator encodes cold last-level primaries,
  * stubs the secondaries and offloads parity until the storage report says the target is reached. Then, measured
  * independently of our own accounting (Cassandra's "Space used (live)" plus the parity files on disk), the ELECT
@@ -72,7 +72,7 @@ class TransitioningIT
         Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900",
                               "--set", "elect.data_chunks=" + K, "--set", "elect.parity_chunks=" + M,
                               "--set", "elect.storage_saving_target=" + ALPHA, "--set", "elect.transition_min_age_seconds=0",
-                              "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5",
+                              "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5", "--set", "elect.primary_offload_min_age_seconds=0",
                               "--set", "elect.cold_read_rate=1000");
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         List<InetSocketAddress> contacts = new ArrayList<>();
