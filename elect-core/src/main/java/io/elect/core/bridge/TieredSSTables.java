@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +35,8 @@ import org.apache.cassandra.io.sstable.format.Version;
 import org.apache.cassandra.io.sstable.format.big.BigFormat;
 import org.apache.cassandra.io.util.File;
 import org.apache.cassandra.io.util.FileHandle;
+import org.apache.cassandra.service.StorageService;
+import org.apache.cassandra.utils.FBUtilities;
 
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
@@ -282,6 +285,20 @@ public final class TieredSSTables
     }
 
     /**
+     * The cold object key of a data file: {@code tiered/<keyspace>/<table>/<node>/<sstable id>-Data.db}. Every node of
+     * a cluster writes into the same bucket and SSTable ids are only unique per node (sequential {@code oa-33} ids
+     * repeat on every node), so the key names the node: its host id, or its broadcast address before it has one.
+     * Readers take the key from the sidecar, never from this function.
+     */
+    static String coldKey(Descriptor desc)
+    {
+        UUID host = StorageService.instance.getLocalHostUUID();
+        String node = host != null ? host.toString()
+                                   : FBUtilities.getBroadcastAddressAndPort().getHostAddressAndPort().replace(':', '_');
+        return "tiered/" + desc.ksname + "/" + desc.cfname + "/" + node + "/" + desc.id + "-Data.db";
+    }
+
+    /**
      * {@link #toCold(ColumnFamilyStore, SSTableReader, String)}, calling {@code beforeSwap} (if not null) once the
      * object is uploaded and before the original is replaced, so a caller can durably record where the data went
      * (write-ahead) while the original Data.db still exists. If beforeSwap throws, nothing is switched, the object is
@@ -305,7 +322,7 @@ public final class TieredSSTables
             }
             Descriptor desc = cfs.newSSTableDescriptor(orig.descriptor.directory,
                                                        format().getVersion(orig.descriptor.version.version));
-            String key = "tiered/" + desc.ksname + "/" + desc.cfname + "/" + desc.id + "-Data.db";
+            String key = coldKey(desc);
             long stored = store.put(key, data).length();
             if (stored != sums.length())
                 throw new IOException("cold object " + key + " has " + stored + " bytes, expected " + sums.length());

@@ -156,7 +156,10 @@ class ColdOffloadTest
             assertTrue(TieredSSTables.isTiered(tiered));
             assertNotEquals(primary.descriptor.id, tiered.descriptor.id);
             assertEquals("stripe-1", FrozenSSTables.frozen(cfs).get(tiered.descriptor.id.toString()), "the owner is kept");
-            String target = "cold:" + ColdTierStores.DEFAULT_STORE + "/" + TieredSSTables.sidecar(tiered.descriptor).coldKey();
+            String coldKey = TieredSSTables.sidecar(tiered.descriptor).coldKey();
+            // every node writes into the same bucket and SSTable ids repeat across nodes: the key names this node
+            assertTrue(coldKey.startsWith("tiered/" + KS + "/t/" + org.apache.cassandra.service.StorageService.instance.getLocalHostId() + "/"), coldKey);
+            String target = "cold:" + ColdTierStores.DEFAULT_STORE + "/" + coldKey;
             assertEquals(Optional.of(target), RedirectTable.open(ElectStateDir.root().resolve(ColdOffload.REDIRECTS_FILE)).lookup(oldData));
             long deadline = System.currentTimeMillis() + 30_000;
             while (Files.exists(oldData) && System.currentTimeMillis() < deadline)
