@@ -168,12 +168,12 @@ def start_cold_tier():
     return pid
 
 
-def start_node(st, i, heap):
+def start_node(st, i, heap, jvm_extra=()):
     d = node_dir(i)
     os.makedirs(d, exist_ok=True)
     out = open(os.path.join(d, "stdout.log"), "ab")
     cmd = [os.path.join(HOME, "bin", "elect"), "--config", os.path.join(d, "cassandra.yaml"), "--data-dir", d,
-           "--heap", heap, "--jmx-port", str(jmx_port(i)), "--", *FAST_START]
+           "--heap", heap, "--jmx-port", str(jmx_port(i)), "--", *FAST_START, *jvm_extra]
     p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                          start_new_session=True, cwd=HOME)
     st["nodes"][str(i)] = {"pid": p.pid, "ip": ip(i), "jmx_port": jmx_port(i), "dir": d}
@@ -364,14 +364,14 @@ def cmd_kill(a):
     log(f"node {a.node} (pid {v['pid']}) stopped" + (" with SIGKILL" if a.hard else ""))
 
 
-def cmd_restart_node(a):
+def cmd_restart_node(a, jvm_extra=()):
     st = load_state()
     if not st or str(a.node) not in st.get("nodes", {}):
         die(f"node {a.node} is not part of the recorded cluster")
     v = st["nodes"][str(a.node)]
     if alive(v["pid"], v["dir"]):
         die(f"node {a.node} is running (pid {v['pid']})")
-    p = start_node(st, a.node, st["heap"])
+    p = start_node(st, a.node, st["heap"], jvm_extra)
     deadline = time.time() + a.timeout
     while time.time() < deadline:
         if p.poll() is not None:
@@ -381,6 +381,29 @@ def cmd_restart_node(a):
             return
         time.sleep(2)
     die(f"node {a.node} not up after {a.timeout} s")
+
+
+def cmd_replace_node(a):
+    """A replacement for a lost node: same address and token, empty disk (everything but cassandra.yaml removed).
+    Cassandra takes over the old node's host id and tokens without streaming (replace_address_first_boot with
+    allow_unsafe_replace: nodes here are seeds and never bootstrap); the data comes back with `electtool rebuild`
+    (ELECT) or `nodetool rebuild` (plain Cassandra)."""
+    st = load_state()
+    if not st or str(a.node) not in st.get("nodes", {}):
+        die(f"node {a.node} is not part of the recorded cluster")
+    v = st["nodes"][str(a.node)]
+    if alive(v["pid"], v["dir"]):
+        die(f"node {a.node} is running (pid {v['pid']}); kill it first")
+    d = node_dir(a.node)
+    removed = 0
+    for name in os.listdir(d):
+        if name == "cassandra.yaml":
+            continue
+        path = os.path.join(d, name)
+        shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
+        removed += 1
+    log(f"node {a.node}: wiped {d} ({removed} entries; cassandra.yaml kept); starting it as a replacement of {ip(a.node)}")
+    cmd_restart_node(a, [f"-Dcassandra.replace_address_first_boot={ip(a.node)}", "-Dcassandra.allow_unsafe_replace=true"])
 
 
 def cmd_wipe(a):
@@ -429,6 +452,11 @@ def main():
     s.add_argument("node", type=int)
     s.add_argument("--timeout", type=int, default=180)
     s.set_defaults(fn=cmd_restart_node)
+    s = sub.add_parser("replace-node", help="wipe stopped node I's disk and start it as its own replacement "
+                                            "(same address and token, no data; then electtool/nodetool rebuild)")
+    s.add_argument("node", type=int)
+    s.add_argument("--timeout", type=int, default=300)
+    s.set_defaults(fn=cmd_replace_node)
     s = sub.add_parser("wipe", help="remove the stopped cluster's data")
     s.set_defaults(fn=cmd_wipe)
     a = p.parse_args()

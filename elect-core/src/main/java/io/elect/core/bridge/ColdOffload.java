@@ -108,11 +108,23 @@ final class ColdOffload
     Optional<ByteBuffer> read(Path path, long offset, int length) throws IOException
     {
         Optional<String> target = redirects().lookup(path);
+        // file: targets (a primary restored by a node rebuild under a new name) may themselves have moved on (to the
+        // cold tier, by a later OFFLOAD_PRIMARY): follow a short chain.
+        for (int hops = 0; target.isPresent() && target.get().startsWith("file:") && hops < 4; hops++)
+        {
+            Path local = Paths.get(target.get().substring("file:".length()));
+            if (Files.exists(local))
+                return Optional.of(readLocal(local, offset, length));
+            target = redirects().lookup(local);
+        }
+        if (target.isPresent() && target.get().startsWith("file:"))
+            throw new IOException(path + " is redirected to " + target.get() + ", which does not exist");
         if (target.isPresent())
         {
-            String[] storeKey = RedirectTable.parseLocator(target.get());
+            String locator = target.get();
+            String[] storeKey = RedirectTable.parseLocator(locator);
             ColdStore store = TieredSSTables.store(storeKey[0])
-                                            .orElseThrow(() -> new IOException(path + " is redirected to " + target.get()
+                                            .orElseThrow(() -> new IOException(path + " is redirected to " + locator
                                                                                + " but no such cold store is registered"));
             return Optional.of(store.read(storeKey[1], offset, length));
         }
@@ -124,6 +136,34 @@ final class ColdOffload
             throw new IOException("READ_MEMBER refused: range [" + offset + ", " + (offset + length) + ") is past the end of "
                                   + path + " (" + size + " bytes, in the cold tier)");
         return Optional.of(store().read(LocalTransitionOps.coldParityKey(p.table(), p.stripeId(), p.index()), offset, length));
+    }
+
+    /** Whether reads of path must go to its redirect even if a file exists there (see MemberServer.Fallback). */
+    boolean overrides(Path path)
+    {
+        try
+        {
+            return redirects().lookup(path).isPresent();
+        }
+        catch (IOException e)
+        {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static ByteBuffer readLocal(Path file, long offset, int length) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            if (offset + length > ch.size())
+                throw new IOException("READ_MEMBER refused: range [" + offset + ", " + (offset + length) + ") is past the end of "
+                                      + file + " (" + ch.size() + " bytes)");
+            ByteBuffer out = ByteBuffer.allocate(length);
+            while (out.hasRemaining())
+                if (ch.read(out, offset + out.position()) < 0)
+                    throw new IOException(file + " shrank while being read");
+            return out.flip();
+        }
     }
 
     /** A hot parity member file's identity, parsed from its path; null if the path is not one. */

@@ -64,6 +64,32 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String startRebuild(int parallelism, double throttleMiBps, boolean stream) throws Exception
+    {
+        return running().startRebuild(parallelism, throttleMiBps, stream);
+    }
+
+    @Override
+    public String getRebuildJson()
+    {
+        return NodeRebuild.status();
+    }
+
+    @Override
+    public String verify() throws Exception
+    {
+        return running().verify();
+    }
+
+    private static TransitionService running()
+    {
+        TransitionService t = TransitionService.instance();
+        if (t == null)
+            throw new IllegalStateException("ELECT transitioning is not running on this node (see its log)");
+        return t;
+    }
+
+    @Override
     public long getUptimeMillis()
     {
         return System.currentTimeMillis() - startedAtMillis;

@@ -162,6 +162,18 @@ public final class FrozenSSTables
     }
 
     /**
+     * Records id -> tag for an SSTable that is NOT live yet (a member restored by a node rebuild, registered before it
+     * is opened so that no strategy ever puts it in a tree). Idempotent for the same tag.
+     */
+    static void registerBeforeLoad(ColumnFamilyStore cfs, String id, String tag) throws IOException
+    {
+        checkTag(tag);
+        if (tag.equals(frozen(cfs).get(id)))
+            return;
+        update(cfs, id, null, tag);
+    }
+
+    /**
      * Undoes {@link #freeze} for the owner {@code tag}: removes the entry and puts r back into its role's LCS tree.
      * Idempotent (no entry: no-op); an entry with another tag is an {@link IllegalStateException} naming both and is
      * left in place. A tiered SSTable stays frozen by format. If r is no longer live only the entry is removed.

@@ -102,11 +102,18 @@ final class LocalTransitionOps
 
     void register()
     {
-        transport.register(Verbs.SNAPSHOT, p -> snapshots.snapshot(SnapshotRequest.decode(p).table()).encode());
+        // A node being rebuilt holds partial data: its snapshot would make the planner encode or offload against
+        // bytes that are about to change, so rounds fail (and retry) until the rebuild is over.
+        transport.register(Verbs.SNAPSHOT, p -> {
+            if (NodeRebuild.running())
+                throw new IllegalStateException("node " + self.host() + " is being rebuilt (electtool rebuild); no snapshot until it ends");
+            return snapshots.snapshot(SnapshotRequest.decode(p).table()).encode();
+        });
         transport.register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());
         transport.register(Verbs.BUILD_PARITY, p -> buildParity(BuildParityRequest.decode(p)).encode());
         transport.register(Verbs.STUB, p -> stub(StubRequest.decode(p)).encode());
         transport.register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p)).encode());
+        transport.register(Verbs.STRIPE_STATUS, p -> MemberRestore.statusOf(this, TransitionMessages.StripeStatusRequest.decode(p)).encode());
         transport.register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
         transport.register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
         transport.register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
@@ -116,7 +123,20 @@ final class LocalTransitionOps
         // plain server TransitionService registered; same roots).
         try
         {
-            new MemberServer(transport, ColdOffload.memberRoots(), offload::read);
+            new MemberServer(transport, ColdOffload.memberRoots(), new MemberServer.Fallback()
+            {
+                @Override
+                public java.util.Optional<ByteBuffer> read(Path path, long offset, int length) throws IOException
+                {
+                    return offload.read(path, offset, length);
+                }
+
+                @Override
+                public boolean overrides(Path path)
+                {
+                    return offload.overrides(path);
+                }
+            });
         }
         catch (IOException e)
         {
@@ -127,6 +147,26 @@ final class LocalTransitionOps
     ColdOffload offload()
     {
         return offload;
+    }
+
+    Transport transport()
+    {
+        return transport;
+    }
+
+    NodeMemberReader nodes()
+    {
+        return nodes;
+    }
+
+    StripeMemberReader members()
+    {
+        return members;
+    }
+
+    Peer self()
+    {
+        return self;
     }
 
     private boolean isPinned(TableRef table, String sstable)
@@ -428,7 +468,7 @@ final class LocalTransitionOps
         Files.deleteIfExists(ParitySidecar.of(file));
     }
 
-    private static void deleteTree(Path dir) throws IOException
+    static void deleteTree(Path dir) throws IOException
     {
         if (!Files.exists(dir))
             return;
@@ -440,6 +480,12 @@ final class LocalTransitionOps
     }
 
     private void fetch(String locator, long length, Path dest) throws IOException
+    {
+        fetch(nodes, locator, length, dest);
+    }
+
+    /** Copies a whole {@code node:} file of known length to dest (fsynced), 1 MiB per request. */
+    static void fetch(NodeMemberReader nodes, String locator, long length, Path dest) throws IOException
     {
         try (FileChannel out = FileChannel.open(dest, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
         {

@@ -282,7 +282,7 @@ public final class SecondaryStubs
         }
     }
 
-    private static void copyDurably(Path from, Path to) throws IOException
+    static void copyDurably(Path from, Path to) throws IOException
     {
         try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ);
              FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
@@ -294,7 +294,7 @@ public final class SecondaryStubs
         }
     }
 
-    private static void fsyncDirectory(Path dir)
+    static void fsyncDirectory(Path dir)
     {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ))
         {
@@ -307,7 +307,7 @@ public final class SecondaryStubs
     }
 
     /** Only a name for the transaction log's NEW record (descriptor and components); never opened. */
-    private static final class PendingSSTable extends SSTable
+    static final class PendingSSTable extends SSTable
     {
         PendingSSTable(Descriptor desc, Set<Component> components, ColumnFamilyStore cfs)
         {

@@ -1,5 +1,6 @@
 package io.elect.core.bridge;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -335,6 +336,18 @@ public final class TransitionService
             states.merge(r.state().name().toLowerCase(), 1, (a, b) -> (Integer) a + (Integer) b);
         doc.put("stripes", states);
         return Json.write(doc);
+    }
+
+    /** Starts {@code electtool rebuild} on this node (see {@link NodeRebuild}); returns its first status. */
+    public String startRebuild(int parallelism, double throttleMiBps, boolean stream) throws IOException
+    {
+        return NodeRebuild.start(ops, store, parallelism, throttleMiBps, stream);
+    }
+
+    /** {@code electtool verify} on this node (see {@link StripeVerifier}). */
+    public String verify() throws IOException
+    {
+        return StripeVerifier.verify(ops, store);
     }
 
     public synchronized void stop()

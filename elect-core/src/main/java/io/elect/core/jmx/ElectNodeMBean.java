@@ -28,4 +28,21 @@ public interface ElectNodeMBean
      * hot and cold bytes per node, achieved saving vs target, stripes per state. Costs one request per node and table.
      */
     String getStorageJson();
+
+    /**
+     * Starts rebuilding this (replacement) node in the background ({@code electtool rebuild}): encoded primaries
+     * decoded from their stripes, parity regenerated or re-marked cold, the rest streamed from the replicas, stubs
+     * reinstalled. Resumes an interrupted rebuild. Returns the status document of {@link #getRebuildJson()}.
+     *
+     * @param parallelism   members decoded at once (1..64)
+     * @param throttleMiBps decoded MiB per second at most (0: unthrottled)
+     * @param stream        whether to stream non-encoded data with Cassandra's rebuild
+     */
+    String startRebuild(int parallelism, double throttleMiBps, boolean stream) throws Exception;
+
+    /** The current or last rebuild's progress: state, phase, bytes done/total, steps, ETA, counts, error. */
+    String getRebuildJson();
+
+    /** Checks every committed stripe this node holds a member of ({@code electtool verify}); a JSON report with "ok". */
+    String verify() throws Exception;
 }

@@ -45,6 +45,16 @@ public final class MemberServer
          * A known path with a range past its end is an exception, like any other failure.
          */
         Optional<ByteBuffer> read(Path path, long offset, int length) throws IOException;
+
+        /**
+         * Whether this fallback serves {@code path} even when a file exists there: a redirected path whose name was
+         * reused by a newer file (a rebuilt node restores members under new names while Cassandra's generation
+         * counter restarts) must keep serving the redirected member, never the newer file.
+         */
+        default boolean overrides(Path path)
+        {
+            return false;
+        }
     }
 
     private final List<Path> roots;
@@ -101,7 +111,7 @@ public final class MemberServer
             throw new IllegalArgumentException("READ_MEMBER refused: length " + req.length() + " exceeds " + maxReadBytes
                                                + " bytes (one frame) for " + req.path());
         Path file = resolveOrMissing(req.path());
-        if (file == null)
+        if (file == null || (fallback != null && fallback.overrides(Paths.get(req.path()).normalize())))
             return fromFallback(req);
         // NOFOLLOW_LINKS: the real path has no link in it; if its last element became one since, do not follow it.
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))

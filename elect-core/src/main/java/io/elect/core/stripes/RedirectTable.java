@@ -29,7 +29,8 @@ public final class RedirectTable
     /** DO NOT CHANGE: first line of the file. */
     static final String MAGIC = "elect-redirects";
     static final int VERSION = 1;
-    private static final Pattern LOCATOR = Pattern.compile("cold:[A-Za-z0-9_.-]+/[\\x21-\\x7e]{1,1024}");
+    /** A cold object ({@code cold:<store>/<key>}) or, since a node rebuild, a local file ({@code file:<absolute path>}). */
+    private static final Pattern LOCATOR = Pattern.compile("cold:[A-Za-z0-9_.-]+/[\\x21-\\x7e]{1,1024}|file:/[\\x21-\\x7e]{0,4095}");
 
     private final Path file;
     private volatile Map<Path, String> entries;
@@ -94,6 +95,8 @@ public final class RedirectTable
     public static String[] parseLocator(String coldLocator)
     {
         checkLocator(coldLocator);
+        if (!coldLocator.startsWith("cold:"))
+            throw new IllegalArgumentException("not a cold: locator: '" + coldLocator + "'");
         String rest = coldLocator.substring("cold:".length());
         int slash = rest.indexOf('/');
         return new String[]{ rest.substring(0, slash), rest.substring(slash + 1) };
@@ -113,7 +116,7 @@ public final class RedirectTable
     {
         if (locator == null || !LOCATOR.matcher(locator).matches())
             throw new IllegalArgumentException("redirect target must be cold:<store>/<key> (store [A-Za-z0-9_.-]+, key "
-                                               + "printable ASCII without spaces), got '" + locator + "'");
+                                               + "printable ASCII without spaces) or file:<absolute path>, got '" + locator + "'");
     }
 
     // ---- file format ---------------------------------------------------------------------------------------------
@@ -145,7 +148,7 @@ public final class RedirectTable
             String locator = line.substring("redirect=".length(), space);
             String path = line.substring(space + 1);
             if (!LOCATOR.matcher(locator).matches() || !path.startsWith("/") || !Paths.get(path).normalize().toString().equals(path))
-                throw corrupt(file, "line " + (i + 3) + " is not redirect=<cold locator> <absolute normalized path>");
+                throw corrupt(file, "line " + (i + 3) + " is not redirect=<cold: or file: locator> <absolute normalized path>");
             if (out.put(Paths.get(path), locator) != null)
                 throw corrupt(file, "path " + path + " listed twice");
         }

@@ -33,6 +33,8 @@ public final class ElectTool
         COMMANDS.put("status", new StatusCommand());
         COMMANDS.put("tables", new TablesCommand());
         COMMANDS.put("storage", new StorageCommand());
+        COMMANDS.put("rebuild", new RebuildCommand());
+        COMMANDS.put("verify", new VerifyCommand());
     }
 
     private ElectTool()
@@ -90,6 +92,11 @@ public final class ElectTool
         {
             err.println("electtool: " + e.getMessage());
             return 1;
+        }
+        catch (IllegalArgumentException e)
+        {
+            err.println("electtool: " + e.getMessage());
+            return 2;
         }
         catch (Exception e)
         {

@@ -26,7 +26,7 @@ public final class Verbs
     public static final int DROP_PARITY = 26;
     /** Moves this node's oldest hot parity members of a table to the cold tier ({@code OffloadRequest}). */
     public static final int OFFLOAD_PARITY = 27;
-    /** Reserved (lead): reports what a node holds of a stripe. */
+    /** Reports whether a node holds a stub of a stripe member, with its layout, checksums and components (rebuild). */
     public static final int STRIPE_STATUS = 28;
     /** A secondary installs the stub of a stripe member and purges its older row versions. */
     public static final int STUB_INSTALL = 29;

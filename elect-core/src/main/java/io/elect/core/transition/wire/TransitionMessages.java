@@ -342,6 +342,71 @@ public final class TransitionMessages
         }
     }
 
+    /**
+     * STRIPE_STATUS request: does the receiving node hold a stub of data member {@code self} of stripe
+     * {@code stripeId}, whose SSTable {@code sstable} lives on {@code dataNode}? (Used by a rebuilding node to find
+     * the non-data components, layout and checksums of members it held or must stub again.)
+     */
+    public record StripeStatusRequest(TableRef table, String stripeId, String dataNode, String sstable, int self)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(stripeId).str(dataNode).str(sstable).i32(self).toBytes();
+        }
+
+        public static StripeStatusRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "StripeStatusRequest");
+            StripeStatusRequest out = new StripeStatusRequest(TableRef.read(r), r.str("stripeId"), r.str("dataNode"),
+                                                              r.str("sstable"), r.i32("self"));
+            r.end();
+            return out;
+        }
+    }
+
+    /**
+     * STRIPE_STATUS response: {@code stub} is null if the node holds no such stub; otherwise a StubRequest whose
+     * components are {@code node:} locators of the stub's own component files on the answering node, and the token
+     * of the stub's first partition (the member's range, to find its natural replicas).
+     */
+    public record StripeStatus(StubRequest stub, String firstToken)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION).bool(stub != null);
+            if (stub == null)
+                return w.toBytes();
+            stub.table().write(w);
+            w.str(stub.sstable()).str(stub.stripeId());
+            writeLayout(w, stub.layout());
+            w.i32(stub.self());
+            writeChecksums(w, stub.checksums());
+            writeComponents(w, stub.components());
+            return w.str(firstToken).toBytes();
+        }
+
+        public static StripeStatus decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "StripeStatus");
+            if (!r.bool("found"))
+            {
+                r.end();
+                return new StripeStatus(null, null);
+            }
+            TableRef t = TableRef.read(r);
+            String sstable = r.str("sstable"), stripe = r.str("stripeId");
+            StripeLayout layout = readLayout(r);
+            int self = r.i32("self");
+            ChunkChecksums cs = readChecksums(r);
+            List<ComponentRef> comps = readComponents(r);
+            String token = r.str("firstToken");
+            r.end();
+            return new StripeStatus(new StubRequest(t, sstable, stripe, layout, self, cs, comps), token);
+        }
+    }
+
     /** An empty acknowledgement. */
     public static byte[] ok()
     {
