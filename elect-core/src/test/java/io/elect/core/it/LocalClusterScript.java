@@ -48,8 +48,14 @@ public final class LocalClusterScript
     /** Runs {@code elect-cluster ARGS}; output is echoed to stdout unless the call is a successful nodetool. */
     public Result run(int timeoutSeconds, String... args) throws Exception
     {
+        return runTool(timeoutSeconds, "scripts/elect-cluster", args);
+    }
+
+    /** Runs a command of the repository ({@code bin/electtool}, ...) with ARGS in this cluster's environment. */
+    public Result runTool(int timeoutSeconds, String tool, String... args) throws Exception
+    {
         List<String> cmd = new ArrayList<>();
-        cmd.add(REPO.resolve("scripts/elect-cluster").toString());
+        cmd.add(REPO.resolve(tool).toString());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
         pb.environment().put("ELECT_RUN_DIR", runDir.toString());
@@ -60,12 +66,12 @@ public final class LocalClusterScript
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
         {
             p.destroyForcibly().waitFor();
-            throw new AssertionError("elect-cluster " + String.join(" ", args) + " timed out; output:\n" + Files.readString(out));
+            throw new AssertionError(tool + " " + String.join(" ", args) + " timed out; output:\n" + Files.readString(out));
         }
         String text = Files.readString(out);
         Files.delete(out);
         if (!args[0].equals("nodetool") || p.exitValue() != 0)
-            System.out.println("elect-cluster " + String.join(" ", args) + " -> " + p.exitValue() + "\n" + text);
+            System.out.println(tool + " " + String.join(" ", args) + " -> " + p.exitValue() + "\n" + text);
         return new Result(p.exitValue(), text);
     }
 }

@@ -114,6 +114,31 @@ class MemberServerFallbackTest
     }
 
     @Test
+    void anOverridingFallbackWinsOverAFileAtTheSamePath() throws IOException
+    {
+        // a rebuilt node: the old name of a restored member was reused by a newer SSTable; the redirect must win
+        Peer other = new Peer("rebuilt", 7070);
+        Path reused = root.resolve("sub").resolve("reused-Data.db");
+        Files.write(reused, new byte[]{ 9, 9, 9, 9 });
+        new MemberServer(open(other), List.of(root), new MemberServer.Fallback()
+        {
+            @Override
+            public Optional<ByteBuffer> read(Path path, long offset, int length)
+            {
+                return path.equals(reused) ? Optional.of(ByteBuffer.wrap(cold, (int) offset, length).slice()) : Optional.empty();
+            }
+
+            @Override
+            public boolean overrides(Path path)
+            {
+                return path.equals(reused);
+            }
+        });
+        NodeLocator at = NodeLocator.parse(io.elect.core.tiered.LocatorMemberReader.node("rebuilt", 7070, reused));
+        assertArrayEquals(Arrays.copyOfRange(cold, 0, 4), bytes(reader.read(at, 0, 4)));
+    }
+
+    @Test
     void unknownMissingFilesAndEscapesAreRefused() throws IOException
     {
         assertRefused(root + "/sub/nothing", "no such file");

@@ -62,7 +62,21 @@ class RedirectTableTest
         assertThrows(IllegalArgumentException.class, () -> t.put(Path.of("/x"), "cold:s/has space"));
         assertThrows(IllegalArgumentException.class, () -> t.put(Path.of("/x"), "cold:/k"));
         assertThrows(IllegalArgumentException.class, () -> t.put(Path.of("/x\ny"), "cold:s/k"));
+        assertThrows(IllegalArgumentException.class, () -> t.put(Path.of("/x"), "file:relative/x"));
+        assertThrows(IllegalArgumentException.class, () -> t.put(Path.of("/x"), "file:/has space"));
         assertTrue(t.entries().isEmpty());
+    }
+
+    @Test
+    void fileTargetsOfRebuiltMembers() throws IOException
+    {
+        Path file = tmp.resolve("redirects.txt");
+        RedirectTable t = RedirectTable.open(file);
+        t.put(Path.of("/data/ks/t-1/nb-2-big-Data.db"), "file:/data/ks/t-1/nb-9-big-Data.db");
+        RedirectTable again = RedirectTable.open(file);
+        assertEquals(Optional.of("file:/data/ks/t-1/nb-9-big-Data.db"), again.lookup(Path.of("/data/ks/t-1/nb-2-big-Data.db")));
+        assertThrows(IllegalArgumentException.class, () -> RedirectTable.parseLocator("file:/data/ks/t-1/nb-9-big-Data.db"),
+                     "a file: target is not a cold object");
     }
 
     @Test

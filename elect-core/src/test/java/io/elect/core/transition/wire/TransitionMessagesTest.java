@@ -21,6 +21,7 @@ import io.elect.core.transition.wire.TransitionMessages.StubResult;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,6 +70,16 @@ class TransitionMessagesTest
         assertEquals(sr.components(), srb.components());
         assertEquals(sr.self(), srb.self());
         assertEquals(new StubResult(2, 100, 10, 1), StubResult.decode(new StubResult(2, 100, 10, 1).encode()));
+        TransitionMessages.StripeStatusRequest ssr = new TransitionMessages.StripeStatusRequest(T, "00112233445566778899aabbccddeeff",
+                                                                                                "10.0.0.3", "ks.t/3gfx_0k7r_2", 1);
+        assertEquals(ssr, TransitionMessages.StripeStatusRequest.decode(ssr.encode()));
+        TransitionMessages.StripeStatus none = TransitionMessages.StripeStatus.decode(new TransitionMessages.StripeStatus(null, null).encode());
+        assertNull(none.stub());
+        TransitionMessages.StripeStatus found = TransitionMessages.StripeStatus.decode(new TransitionMessages.StripeStatus(sr, "-4611686018427387904").encode());
+        assertEquals(sr.layout(), found.stub().layout());
+        assertEquals(sr.components(), found.stub().components());
+        assertEquals(sr.stripeId(), found.stub().stripeId());
+        assertEquals("-4611686018427387904", found.firstToken());
     }
 
     @Test
