@@ -64,9 +64,9 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
-    public String startRebuild(int parallelism, double throttleMiBps, boolean stream) throws Exception
+    public String startRebuild(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws Exception
     {
-        return running().startRebuild(parallelism, throttleMiBps, stream);
+        return running().startRebuild(parallelism, throttleMiBps, stream, keyspace == null || keyspace.isEmpty() ? null : keyspace);
     }
 
     @Override

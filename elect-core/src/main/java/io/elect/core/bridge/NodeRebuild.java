@@ -72,6 +72,8 @@ final class NodeRebuild
     private final int parallelism;
     private final RateLimiter throttle;
     private final boolean stream;
+    /** Only this keyspace's stripes and streams; null: every keyspace. */
+    private final String keyspace;
     private final String me = FBUtilities.getBroadcastAddressAndPort().getAddress().getHostAddress();
     private final Path progressFile;
     private final Set<String> done = ConcurrentHashMap.newKeySet();
@@ -83,8 +85,12 @@ final class NodeRebuild
     private final AtomicInteger totalSteps = new AtomicInteger(), doneSteps = new AtomicInteger(), skipped = new AtomicInteger();
     private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
 
-    private NodeRebuild(LocalTransitionOps ops, ElectStripeStore store, int parallelism, double throttleMiBps, boolean stream) throws IOException
+    private NodeRebuild(LocalTransitionOps ops, ElectStripeStore store, int parallelism, double throttleMiBps, boolean stream,
+                        String keyspace) throws IOException
     {
+        if (keyspace != null && org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace) == null)
+            throw new IllegalArgumentException("keyspace '" + keyspace + "' does not exist on this node");
+        this.keyspace = keyspace;
         if (parallelism < 1 || parallelism > 64)
             throw new IllegalArgumentException("parallelism must be in [1, 64], got " + parallelism);
         if (!(throttleMiBps >= 0))
@@ -111,11 +117,11 @@ final class NodeRebuild
 
     /** Starts a rebuild in the background; IllegalStateException if one runs. Returns the first status document. */
     static synchronized String start(LocalTransitionOps ops, ElectStripeStore store, int parallelism, double throttleMiBps,
-                                     boolean stream) throws IOException
+                                     boolean stream, String keyspace) throws IOException
     {
         if (running())
             throw new IllegalStateException("a rebuild is already running on this node: " + current.get().statusJson());
-        NodeRebuild r = new NodeRebuild(ops, store, parallelism, throttleMiBps, stream);
+        NodeRebuild r = new NodeRebuild(ops, store, parallelism, throttleMiBps, stream, keyspace);
         current.set(r);
         Thread t = new Thread(r::run, "elect-rebuild");
         t.setDaemon(true);
@@ -153,11 +159,14 @@ final class NodeRebuild
     {
         try
         {
-            logger.info("rebuild of {} started (parallelism {}, throttle {}, streaming {}, {} steps already done)", me, parallelism,
+            logger.info("rebuild of {} started (keyspace {}, parallelism {}, throttle {}, streaming {}, {} steps already done)", me,
+                        keyspace == null ? "(all)" : keyspace, parallelism,
                         throttle == null ? "off" : String.format("%.1f MiB/s", throttle.getRate() / (1 << 20)), stream, done.size());
             List<StripeRecord> stripes = new ArrayList<>();
             for (StripeRecord r : store.list())
             {
+                if (keyspace != null && !RemoteStripeParticipant.tableOf(firstReal(r).sstable()).keyspace().equals(keyspace))
+                    continue;
                 if (r.state() == StripeState.COMMITTED)
                     stripes.add(r);
                 else
@@ -295,7 +304,7 @@ final class NodeRebuild
         long start = System.nanoTime();
         try
         {
-            StorageService.instance.rebuild(null, null, null, null);
+            StorageService.instance.rebuild(null, keyspace, null, null);
         }
         catch (RuntimeException e)
         {

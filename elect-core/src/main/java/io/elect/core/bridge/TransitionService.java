@@ -339,9 +339,9 @@ public final class TransitionService
     }
 
     /** Starts {@code electtool rebuild} on this node (see {@link NodeRebuild}); returns its first status. */
-    public String startRebuild(int parallelism, double throttleMiBps, boolean stream) throws IOException
+    public String startRebuild(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws IOException
     {
-        return NodeRebuild.start(ops, store, parallelism, throttleMiBps, stream);
+        return NodeRebuild.start(ops, store, parallelism, throttleMiBps, stream, keyspace);
     }
 
     /** {@code electtool verify} on this node (see {@link StripeVerifier}). */

@@ -37,8 +37,9 @@ public interface ElectNodeMBean
      * @param parallelism   members decoded at once (1..64)
      * @param throttleMiBps decoded MiB per second at most (0: unthrottled)
      * @param stream        whether to stream non-encoded data with Cassandra's rebuild
+     * @param keyspace      only this keyspace (its stripes and its streams); null or empty: every keyspace
      */
-    String startRebuild(int parallelism, double throttleMiBps, boolean stream) throws Exception;
+    String startRebuild(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws Exception;
 
     /** The current or last rebuild's progress: state, phase, bytes done/total, steps, ETA, counts, error. */
     String getRebuildJson();

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elect.core.jmx.ElectNodeMBean;
 
 /**
- * {@code electtool rebuild [--parallel N] [--throttle MIB_PER_S] [--no-stream] [--no-wait] [--json]}: rebuilds a
+ * {@code electtool rebuild [--keyspace KS] [--parallel N] [--throttle MIB_PER_S] [--no-stream] [--no-wait] [--json]}: rebuilds a
  * replacement node (same address and token, empty disk) and shows progress with an ETA until it ends. Run again
  * after an interruption: finished steps are skipped. Exit 0 when the rebuild is done, 1 if it failed.
  */
@@ -33,6 +33,7 @@ final class RebuildCommand implements ElectTool.Command
         int parallel = DEFAULT_PARALLEL;
         double throttle = DEFAULT_THROTTLE;
         boolean stream = true, wait = true, json = false;
+        String keyspace = "";
         for (int i = 0; i < args.size(); i++)
         {
             String a = args.get(i);
@@ -41,9 +42,14 @@ final class RebuildCommand implements ElectTool.Command
                 case "--parallel" -> parallel = intArg(args, ++i, a, 1, 64);
                 case "--throttle" -> throttle = intArg(args, ++i, a, 0, 1 << 20);
                 case "--no-stream" -> stream = false;
+                case "--keyspace" -> {
+                    if (++i >= args.size())
+                        throw new IllegalArgumentException("rebuild: --keyspace needs a value");
+                    keyspace = args.get(i);
+                }
                 case "--no-wait" -> wait = false;
                 case "--json" -> json = true;
-                default -> throw new IllegalArgumentException("rebuild: unknown option '" + a + "' (--parallel N, --throttle MIB_PER_S "
+                default -> throw new IllegalArgumentException("rebuild: unknown option '" + a + "' (--keyspace KS, --parallel N, --throttle MIB_PER_S "
                                                               + "(0: unthrottled), --no-stream, --no-wait, --json)");
             }
         }
@@ -52,8 +58,8 @@ final class RebuildCommand implements ElectTool.Command
             out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
             return 1;
         }
-        String first = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "startRebuild", new Object[]{ parallel, throttle, stream },
-                                            new String[]{ "int", "double", "boolean" });
+        String first = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "startRebuild", new Object[]{ parallel, throttle, stream, keyspace },
+                                            new String[]{ "int", "double", "boolean", String.class.getName() });
         if (!wait)
         {
             out.println(json ? first : "rebuild started on " + node.endpoint() + " (electtool rebuild again shows progress)");
