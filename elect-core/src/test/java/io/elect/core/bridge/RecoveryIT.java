@@ -56,6 +56,9 @@ class RecoveryIT
 
     static
     {
+        // No tiered chunk cache on the nodes: the stubs' purge reads (while every node is up) would otherwise leave
+        // the whole small stub data cached, and reads with members down would never reach the stripe.
+        SCRIPT.env.put("ELECT_JVM_OPTS", "-Delect.tiered.cache_bytes=0");
         System.setProperty("logback.configurationFile", LocalClusterScript.REPO.resolve("elect-core/src/test/resources/elect-trees-logback.xml").toString());
     }
 

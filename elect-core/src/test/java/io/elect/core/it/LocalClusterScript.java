@@ -29,6 +29,9 @@ public final class LocalClusterScript
         this.runDir = REPO.resolve("elect-core/target").resolve(runDirName);
     }
 
+    /** Extra environment of every command (e.g. ELECT_JVM_OPTS for the nodes a start or restart launches). */
+    public final java.util.Map<String, String> env = new java.util.concurrent.ConcurrentHashMap<>();
+
     public Path runDir()
     {
         return runDir;
@@ -60,6 +63,7 @@ public final class LocalClusterScript
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
         pb.environment().put("ELECT_RUN_DIR", runDir.toString());
         pb.environment().put("ELECT_SKIP_BUILD", "1");
+        pb.environment().putAll(env);
         Path out = Files.createTempFile("elect-cluster", ".log");
         pb.redirectOutput(out.toFile());
         Process p = pb.start();
