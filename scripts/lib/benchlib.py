@@ -77,13 +77,14 @@ class Suite:
     def cluster_running(self):
         return self.run([CLUSTER, "status"], check=False).returncode == 0
 
-    def flush_and_settle(self, nodes, timeout=900, compact=None):
-        """Flushes keyspace ycsb on every node (and, if compact lists tables, runs a major compaction of them),
-        then waits until no node has a pending or running ycsb compaction, at most timeout seconds."""
+    def flush_and_settle(self, nodes, timeout=900, compact=None, keyspace="ycsb"):
+        """Flushes keyspace (default ycsb) on every node (and, if compact lists tables, runs a major compaction of
+        them), then waits until no node has a pending task or a running compaction of keyspace, at most timeout
+        seconds."""
         for i in range(1, nodes + 1):
-            self.run([CLUSTER, "nodetool", str(i), "flush", "ycsb"], timeout=300)
+            self.run([CLUSTER, "nodetool", str(i), "flush", keyspace], timeout=300)
         for i in range(1, nodes + 1) if compact else ():
-            self.run([CLUSTER, "nodetool", str(i), "compact", "ycsb", *compact], timeout=3600)
+            self.run([CLUSTER, "nodetool", str(i), "compact", keyspace, *compact], timeout=3600)
         deadline = time.time() + timeout
         while time.time() < deadline:
             pending = 0
@@ -91,7 +92,7 @@ class Suite:
                 out = self.run([CLUSTER, "nodetool", str(i), "compactionstats"], timeout=120).stdout
                 m = re.search(r"pending tasks:\s*(\d+)", out)
                 pending += int(m.group(1)) if m else 0
-                pending += sum(1 for line in out.splitlines() if " ycsb " in f" {line} ")  # compactions running
+                pending += sum(1 for line in out.splitlines() if f" {keyspace} " in f" {line} ")  # compactions running
             if pending == 0:
                 return
             time.sleep(5)
