@@ -60,6 +60,20 @@ class TransitionCoordinatorTest
     }
 
     @Test
+    void aSmallRemainderSplitOverNodesStillPicksWholeCandidates()
+    {
+        // three nodes, 100-byte candidates: a plan of 120 bytes gives each node 40 (< half a candidate: nothing)
+        List<NodeSnapshot> snaps = List.of(node("10.0.0.1", 2), node("10.0.0.2", 2), node("10.0.0.3", 2));
+        for (NodeSnapshot s : snaps)
+            assertEquals(List.of(), TransitionCoordinator.chosen(s, 40));
+        assertEquals(List.of("10.0.0.1"), List.copyOf(TransitionCoordinator.chosenClusterWide(snaps, 120).keySet()));
+        assertEquals(List.of("10.0.0.1", "10.0.0.2"), List.copyOf(TransitionCoordinator.chosenClusterWide(snaps, 160).keySet()));
+        assertEquals(List.of("10.0.0.1-s0"), names(TransitionCoordinator.chosenClusterWide(snaps, 160).get("10.0.0.1")));
+        assertEquals(Map.of(), TransitionCoordinator.chosenClusterWide(snaps, 40));       // less than half of any: nothing
+        assertEquals(3, TransitionCoordinator.chosenClusterWide(snaps, 10_000).size());    // at most one per node
+    }
+
+    @Test
     void roundEncodesThePlannedShareOnDistinctNodes()
     {
         Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
