@@ -106,7 +106,7 @@ final class LocalTransitionOps
         // bytes that are about to change, so rounds fail (and retry) until the rebuild is over.
         transport.register(Verbs.SNAPSHOT, p -> {
             if (NodeRebuild.running())
-                throw new IllegalStateException("node " + self.host() + " is being rebuilt (electtool rebuild); no snapshot until it ends");
+                throw new IllegalStateException("node " + self.host() + " " + NodeRebuild.REFUSAL);
             return snapshots.snapshot(SnapshotRequest.decode(p).table()).encode();
         });
         transport.register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());

@@ -65,6 +65,8 @@ final class NodeRebuild
     private static final Logger logger = LoggerFactory.getLogger(NodeRebuild.class);
     static final String MAGIC = "elect-rebuild-progress";
     static final int VERSION = 1;
+    /** How a rebuilding node refuses SNAPSHOT (the coordinator recognizes it and logs one line). */
+    static final String REFUSAL = "is being rebuilt (electtool rebuild); no snapshot until it ends";
     private static final AtomicReference<NodeRebuild> current = new AtomicReference<>();
 
     private final LocalTransitionOps ops;

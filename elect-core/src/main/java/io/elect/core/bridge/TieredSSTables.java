@@ -528,6 +528,18 @@ public final class TieredSSTables
         }
     }
 
+    private static final String STREAM_MANAGER = "org.apache.cassandra.db.streaming.CassandraStreamManager";
+
+    /**
+     * Whether the current call comes from Cassandra's outgoing-stream planning ({@code CassandraStreamManager.
+     * createOutgoingStreams}), which has no hook to leave an SSTable out: tiered readers then report no sections.
+     * A stack walk, cheap next to planning a stream, and only done by tiered readers.
+     */
+    public static boolean askedByOutgoingStream()
+    {
+        return StackWalker.getInstance().walk(frames -> frames.limit(12).anyMatch(f -> f.getClassName().equals(STREAM_MANAGER)));
+    }
+
     /** The live SSTable with this descriptor's id, if any (tests and tools). */
     public static Optional<SSTableReader> live(ColumnFamilyStore cfs, Descriptor desc)
     {

@@ -147,7 +147,10 @@ public final class TransitionService
         }
         catch (Throwable t)
         {
-            logger.warn("ELECT transition round failed: {}", t.toString(), t);
+            if (String.valueOf(t.getMessage()).contains(NodeRebuild.REFUSAL))
+                logger.info("ELECT transition round skipped: {}", t.getMessage()); // expected while a node rebuilds
+            else
+                logger.warn("ELECT transition round failed: {}", t.toString(), t);
         }
     }
 

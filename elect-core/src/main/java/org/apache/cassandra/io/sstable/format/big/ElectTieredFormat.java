@@ -163,6 +163,21 @@ public class ElectTieredFormat extends BigFormat
         {
             return null;
         }
+
+        /**
+         * Nothing, when asked by Cassandra's outgoing streams: they read the data component through
+         * {@code ChannelProxy.newChannel()} (final; it reopens the LOCAL path, a 0-byte placeholder), so a tiered
+         * SSTable streamed by range would send truncated sections and stall the receiver. Its rows are erasure-coded
+         * anyway: a node that needs them gets a stub or decodes the member (electtool rebuild). Every other caller
+         * (scanners, repair validation, size estimates) gets the real positions.
+         */
+        @Override
+        public java.util.List<PartitionPositionBounds> getPositionsForRanges(java.util.Collection<org.apache.cassandra.dht.Range<org.apache.cassandra.dht.Token>> ranges)
+        {
+            if (TieredSSTables.askedByOutgoingStream())
+                return java.util.List.of();
+            return super.getPositionsForRanges(ranges);
+        }
     }
 
     public static class Factory implements SSTableFormat.Factory
