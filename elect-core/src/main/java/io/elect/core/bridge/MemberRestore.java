@@ -75,12 +75,15 @@ final class MemberRestore
 
     private final LocalTransitionOps ops;
     private final LongConsumer progress;
+    private final java.util.function.Consumer<String> count;
     private final List<SSTableReader> restored = new CopyOnWriteArrayList<>();
 
-    MemberRestore(LocalTransitionOps ops, LongConsumer progress)
+    /** @param count told what happened per member ("primaries_restored", "parity_regenerated", ...) */
+    MemberRestore(LocalTransitionOps ops, LongConsumer progress, java.util.function.Consumer<String> count)
     {
         this.ops = ops;
         this.progress = progress;
+        this.count = count;
     }
 
     // ------------------------------------------------------------------ STRIPE_STATUS (served on every node)
@@ -171,6 +174,7 @@ final class MemberRestore
                 {
                     restored.add(live);
                     progress.accept(layout.memberLength(i));
+                    count.accept("primaries_already_restored");
                     return;
                 }
         Path tmp = ElectStateDir.root().resolve("rebuild").resolve("tmp-" + r.id() + "-" + i);
@@ -190,6 +194,7 @@ final class MemberRestore
             decode(layout, i, stub, data);
             SSTableReader installed = install(cfs, files, version, data, r.id().toString(), oldData);
             restored.add(installed);
+            count.accept("primaries_restored");
             logger.info("rebuild: member {} of stripe {} ({}) decoded from k={} others and installed as {} ({} bytes, {} ms)",
                         i, r.id(), table, layout.k(), installed.descriptor, layout.memberLength(i),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
@@ -303,6 +308,7 @@ final class MemberRestore
         if (ParityBuilder.verify(file).isPresent())
         {
             progress.accept(r.codeLength());
+            count.accept("parity_intact");
             return;
         }
         StripeStatus status = null;
@@ -319,11 +325,13 @@ final class MemberRestore
         {
             ColdOffload.writeColdMarker(ColdOffload.coldMarker(file), layout.stripeLength());
             progress.accept(r.codeLength());
+            count.accept("parity_cold_marked");
             logger.info("rebuild: parity {} of stripe {} ({}) is in the cold tier ({}); marker restored", j, r.id(), table, coldKey);
             return;
         }
         ParityBuilder.ParityResult built = new ParityBuilder().build(layout, j, ops.members(), dir, name);
         progress.accept(r.codeLength());
+        count.accept("parity_regenerated");
         logger.info("rebuild: parity {} of stripe {} ({}) regenerated from k={} data members: {} bytes ({} ms)", j, r.id(), table,
                     layout.k(), built.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }

@@ -175,7 +175,7 @@ final class NodeRebuild
                     count("stripes_not_committed");
             }
             List<Runnable> primaries = new ArrayList<>(), parities = new ArrayList<>(), stubs = new ArrayList<>();
-            MemberRestore restore = new MemberRestore(ops, this::progressBytes);
+            MemberRestore restore = new MemberRestore(ops, this::progressBytes, this::count);
             for (StripeRecord r : stripes)
             {
                 for (int i = 0; i < r.k(); i++)

@@ -57,7 +57,7 @@ final class StripeVerifier
     {
         long start = System.currentTimeMillis();
         String me = ops.self().host();
-        MemberRestore finder = new MemberRestore(ops, b -> {});
+        MemberRestore finder = new MemberRestore(ops, b -> {}, what -> {});
         List<String> problems = new ArrayList<>();
         int stripes = 0, data = 0, parity = 0;
         long bytes = 0;
