@@ -174,6 +174,10 @@ class RecoveryIT
         JsonNode v = JSON.readTree(verify.output().substring(verify.output().indexOf('{')));
         assertTrue(v.path("ok").asBoolean(), verify.output());
         assertTrue(v.path("data_members").asInt() + v.path("parity_members").asInt() > 0, "node 3 held members: " + verify.output());
+        JsonNode counts = status.path("counts");
+        assertEquals(v.path("data_members").asInt(), counts.path("primaries_restored").asInt(), "every data member decoded: " + status);
+        assertEquals(v.path("parity_members").asInt(), counts.path("parity_regenerated").asInt() + counts.path("parity_cold_marked").asInt(),
+                     "every parity member restored: " + status);
 
         session.close();
         session = connect();
