@@ -207,7 +207,7 @@ final class NodeRebuild
             if (stream)
                 runAll(List.of(step("stream", 0, this::streamAll)), 1);
             phase = "stubs";
-            runAll(stubs, 1);
+            runAll(stubs, parallelism);
             phase = "purge";
             restore.purgeAgainstRestored();
             ChecksummedTextFile.write(progressFile, MAGIC, VERSION, List.of("complete"));
