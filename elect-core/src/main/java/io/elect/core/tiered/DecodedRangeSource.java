@@ -3,10 +3,9 @@ package io.elect.core.tiered;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,36 +16,65 @@ import io.elect.coding.ErasureCoder;
  * DECODED: the data component is member {@code self} of an erasure-coded stripe and is not stored on this node; a
  * read of chunks [a, b) fetches bytes [a, b) of k other members and reconstructs just that range (about k times the
  * bytes read, never k whole files). Reconstructed chunks are verified against the checksums recorded at encoding
- * time and cached like cold chunks.
+ * time and cached like cold chunks (concurrent readers of a chunk share one fetch, see {@link ChunkedRemoteSource}).
  *
  * <p>Self first (the default): member {@code self} may still exist elsewhere, e.g. a secondary replica's stub whose
  * locator names the primary's data file ({@code node:} or {@code file:}). Each run is then first read directly from
- * self's locator (1x the bytes instead of kx) and verified against the same checksums; if that read fails or does not
- * verify, the run is reconstructed as above, and self is not tried again for {@value #SELF_RETRY_MILLIS} ms (so a
- * peer that is down costs one timeout per interval, not one per read). {@code zero:} members are never read.
- * {@link SourceCounters#directRuns} and {@link SourceCounters#decodedRuns} count which path served.
+ * self's locator (1x the bytes instead of kx) and verified against the same checksums; if that read fails, does not
+ * verify or has not answered within the hedge delay (below), the run is reconstructed as above, and self is not
+ * tried again for {@value #SELF_RETRY_MILLIS} ms (so a peer that is down costs one failure per interval, not one per
+ * read). {@code zero:} members are never read. {@link SourceCounters#directRuns} and
+ * {@link SourceCounters#decodedRuns} count which path served.
  *
- * <p>Survivor choice: data members first, then parity, in index order, skipping members that failed (unavailable)
- * during this read. If the reconstruction does not verify (a survivor returned wrong bytes) and spare members exist,
- * each survivor in turn is replaced by a spare until one set verifies; otherwise the read fails with
- * {@link TieredCorruptionException}. Wrong bytes are never returned. Thread-safe.
+ * <p>Parallel fetch: the member reads of a run run at once on a small pool shared by all decoded sources (daemon
+ * threads {@code elect-degraded-fetch-N}, see {@link MemberFetches}); the calling thread only blocks, with a bounded
+ * wait, on their results (no polling, no sleeping). Survivor choice: data members first, then parity, in index order,
+ * skipping members that failed during this run; members whose read failed or was slow are put last for
+ * {@value #MEMBER_AVOID_MILLIS} ms, so later reads go straight to members that answer. When a read fails, the read of
+ * the next member starts at once. Nothing here waits for a member the failure detector marks down: the transport
+ * refuses such a peer immediately, which is a failure like any other. Hedging: if the k reads have not all arrived
+ * after the hedge delay (a quarter of the deadline), one more member's read is started per read still outstanding,
+ * and the first k to arrive are used.
+ *
+ * <p>Deadline: one run (direct read, reconstruction, corruption retries) takes at most {@link #deadlineMillis()}
+ * (default 10 000 ms, or {@code -D}{@value #DEADLINE_PROPERTY}); past it the read fails
+ * with an IOException naming the stripe, the byte range, the time waited and the slow and unavailable members, and
+ * the reads still running are cancelled (their results ignored). A reader waiting for another reader's fetch of the
+ * same chunk is bounded by that fetch's deadline.
+ *
+ * <p>Errors: more than m members unavailable (self counts as one) is a {@link StripeUnavailableException} naming
+ * each of them and why. If a reconstruction does not verify (a survivor returned wrong bytes) and a spare member can
+ * be read, each survivor in turn is replaced by the spare until one set verifies ({@link SourceCounters#repairs});
+ * otherwise the read fails with {@link TieredCorruptionException}. Unchecked exceptions of the member reader (e.g. a
+ * malformed locator) propagate. Wrong bytes are never returned. Thread-safe.
  */
 public final class DecodedRangeSource extends ChunkedRemoteSource
 {
     private static final Logger logger = LoggerFactory.getLogger(DecodedRangeSource.class);
     /** After a failed direct read of self, how long reads go straight to reconstruction. */
     static final long SELF_RETRY_MILLIS = 5_000;
+    /** How long a member whose read failed or was slow is tried after the others. */
+    static final long MEMBER_AVOID_MILLIS = 5_000;
+    public static final String DEADLINE_PROPERTY = "elect.degraded.deadline_ms";
+    /** The deadline of the constructors without one. */
+    public static final long DEFAULT_DEADLINE_MILLIS = Long.getLong(DEADLINE_PROPERTY, 10_000);
+    /** Largest run {@link #warm} fetches at once (bounds its buffers). */
+    static final int WARM_RUN_CHUNKS = 64;
 
     private final StripeLayout stripe;
     private final int self;
     private final ErasureCoder coder;
     private final StripeMemberReader members;
     private final boolean selfFirst;
+    private final long deadlineNanos;
+    private final long hedgeNanos;
     /** System.nanoTime() before which self is not read directly (after a failure). */
     private volatile long selfRetryAt;
     private volatile boolean selfFailing;
+    /** Per member: System.nanoTime() before which it is tried after the others. */
+    private final AtomicLongArray avoidUntil;
 
-    /** A source that reads self directly first (see the class comment). */
+    /** A source that reads self directly first (see the class comment), with the default deadline. */
     public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
                               ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters)
     {
@@ -57,6 +85,17 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
                               ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, boolean selfFirst)
     {
+        this(stripe, self, coder, members, checksums, cache, counters, selfFirst, DEFAULT_DEADLINE_MILLIS);
+    }
+
+    /**
+     * @param selfFirst      whether to read self directly before reconstructing
+     * @param deadlineMillis the most one run may take (>= 1); reads are hedged after a quarter of it
+     */
+    public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
+                              ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, boolean selfFirst,
+                              long deadlineMillis)
+    {
         super(checksums, cache, counters, "decoded:" + stripe.locators().get(self));
         if (self < 0 || self >= stripe.k())
             throw new IllegalArgumentException("self must be a data member in [0, " + stripe.k() + "), got " + self);
@@ -66,12 +105,20 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         if (checksums.length() != stripe.memberLength(self))
             throw new IllegalArgumentException("checksums cover " + checksums.length() + " bytes but member " + self
                                                + " has " + stripe.memberLength(self));
+        if (deadlineMillis < 1)
+            throw new IllegalArgumentException("deadlineMillis must be >= 1, got " + deadlineMillis);
         this.stripe = stripe;
         this.self = self;
         this.coder = coder;
         this.members = members;
         this.selfFirst = selfFirst && !LocatorMemberReader.isZero(stripe.locators().get(self));
-        this.selfRetryAt = System.nanoTime();
+        this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
+        this.hedgeNanos = Math.max(1, deadlineNanos / 4);
+        long now = System.nanoTime();
+        this.selfRetryAt = now;
+        this.avoidUntil = new AtomicLongArray(stripe.k() + stripe.m());
+        for (int i = 0; i < avoidUntil.length(); i++)
+            avoidUntil.set(i, now);
     }
 
     public StripeLayout stripe()
@@ -84,10 +131,59 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         return self;
     }
 
+    public long deadlineMillis()
+    {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos);
+    }
+
     @Override
     public String describe()
     {
         return cacheId();
+    }
+
+    /**
+     * Warming, e.g. when the failure detector marks the primary down: reads the given chunks through the normal path
+     * (direct or reconstructed, verified, single-flight) so that they are cached and later reads of them are cache
+     * hits. This source does not know which chunks are hot: callers pick them (hottest first) and should keep their
+     * total under the cache's capacity, or the last ones warmed evict the first. Consecutive indexes are fetched as
+     * one run. Blocks the calling thread (run it off the request path).
+     *
+     * @param chunkIndexesHottestFirst chunk indexes of this member, each in [0, chunk count)
+     * @param maxChunks                at most this many entries of the array are warmed (>= 0)
+     * @return how many chunks were read and cached; 0 without a cache; stops at the first failing run (logged)
+     */
+    public int warm(long[] chunkIndexesHottestFirst, int maxChunks)
+    {
+        if (maxChunks < 0)
+            throw new IllegalArgumentException("maxChunks must be >= 0, got " + maxChunks);
+        int n = Math.min(maxChunks, chunkIndexesHottestFirst.length);
+        for (int i = 0; i < n; i++)
+            if (chunkIndexesHottestFirst[i] < 0 || chunkIndexesHottestFirst[i] >= checksums.chunkCount())
+                throw new IllegalArgumentException("chunk " + chunkIndexesHottestFirst[i] + " is not in [0, "
+                                                   + checksums.chunkCount() + ") of " + describe());
+        if (cache == null)
+            return 0;
+        int warmed = 0;
+        for (int i = 0; i < n; )
+        {
+            int j = i + 1;
+            while (j < n && j - i < WARM_RUN_CHUNKS && chunkIndexesHottestFirst[j] == chunkIndexesHottestFirst[j - 1] + 1)
+                j++;
+            long first = chunkIndexesHottestFirst[i];
+            try
+            {
+                read(checksums.chunkStart(first), ByteBuffer.allocate((int) runLength(first, j - i)));
+            }
+            catch (IOException e)
+            {
+                logger.info("{}: warming stopped after {} of {} chunks: {}", describe(), warmed, n, e.getMessage());
+                return warmed;
+            }
+            warmed += j - i;
+            i = j;
+        }
+        return warmed;
     }
 
     @Override
@@ -95,157 +191,24 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     {
         long offset = checksums.chunkStart(firstChunk);
         int len = (int) runLength(firstChunk, count);
-        if (selfFirst && System.nanoTime() - selfRetryAt >= 0)
+        try (Run run = new Run(offset, len))
         {
-            ByteBuffer direct = readSelf(offset, len, firstChunk, count);
-            if (direct != null)
-                return direct;
-        }
-        ByteBuffer out = reconstructRun(firstChunk, count, offset, len);
-        counters.decodedRuns.increment();
-        return out;
-    }
-
-    /** The verified run read from self's own locator, or null (failure logged, self skipped for a while). */
-    private ByteBuffer readSelf(long offset, int len, long firstChunk, int count)
-    {
-        try
-        {
-            counters.requests.increment();
-            ByteBuffer got = members.read(stripe, self, offset, len);
-            if (got.remaining() != len)
-                throw new IOException("returned " + got.remaining() + " of " + len + " bytes");
-            counters.bytesFetched.add(len);
-            ByteBuffer out = got.slice();
-            verifyRun(out, firstChunk, count);
-            counters.directRuns.increment();
-            if (selfFailing)
+            if (selfFirst && System.nanoTime() - selfRetryAt >= 0)
             {
-                selfFailing = false;
-                logger.info("{}: member {} is readable directly again", describe(), self);
+                ByteBuffer direct = run.readSelf(firstChunk, count);
+                if (direct != null)
+                    return direct;
             }
+            ByteBuffer out = run.reconstruct(firstChunk, count);
+            counters.decodedRuns.increment();
             return out;
         }
-        catch (IOException | RuntimeException e)
-        {
-            selfRetryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SELF_RETRY_MILLIS);
-            if (!selfFailing)
-            {
-                selfFailing = true;
-                logger.info("{}: direct read of member {} at {}+{} failed ({}); reconstructing from k={} others for {} ms",
-                            describe(), self, offset, len, e.toString(), stripe.k(), SELF_RETRY_MILLIS);
-            }
-            return null;
-        }
-    }
-
-    private ByteBuffer reconstructRun(long firstChunk, int count, long offset, int len) throws IOException
-    {
-        Set<Integer> failed = new LinkedHashSet<>();
-        ByteBuffer[] fetched = new ByteBuffer[stripe.k() + stripe.m()];
-        List<Integer> survivors = pick(failed, -1, List.of());
-        IOException lastError = null;
-        TieredCorruptionException corruption = null;
-        boolean expanded = false;
-        // First the preferred set; then, if it does not verify, the sets replacing one survivor by a spare.
-        List<List<Integer>> sets = new ArrayList<>();
-        sets.add(survivors);
-        for (int attempt = 0; attempt < sets.size(); attempt++)
-        {
-            List<Integer> set = sets.get(attempt);
-            if (set == null)
-                continue;
-            try
-            {
-                ByteBuffer out = reconstruct(set, offset, len, fetched, failed);
-                verifyRun(out, firstChunk, count);
-                if (corruption != null)
-                    counters.repairs.increment(); // a survivor returned wrong bytes; this set excludes it
-                return out;
-            }
-            catch (TieredCorruptionException e)
-            {
-                corruption = e;
-                if (!expanded)
-                {
-                    expanded = true;
-                    for (int excluded : set)
-                        sets.add(pick(failed, excluded, set));
-                }
-            }
-            catch (MemberUnavailable e)
-            {
-                lastError = e.cause;
-                // retry with a set avoiding every failed member
-                List<Integer> next = pick(failed, -1, List.of());
-                if (next != null)
-                    sets.add(next);
-            }
-        }
-        if (corruption != null)
-            throw new TieredCorruptionException(describe() + ": no set of " + stripe.k() + " survivors reconstructs bytes "
-                                                + offset + ".." + (offset + len) + " with matching checksums ("
-                                                + corruption.getMessage() + ")");
-        throw new IOException(describe() + ": fewer than k=" + stripe.k() + " stripe members are available for bytes "
-                              + offset + ".." + (offset + len) + "; failed members " + failed, lastError);
-    }
-
-    /** k survivors avoiding self, failed members and excluded (data first), or null if there are not enough. */
-    private List<Integer> pick(Set<Integer> failed, int excluded, List<Integer> previous)
-    {
-        List<Integer> out = new ArrayList<>();
-        // keep the previous set minus the excluded member, then fill with spares
-        for (int p : previous)
-            if (p != excluded && !failed.contains(p))
-                out.add(p);
-        for (int i = 0; i < stripe.k() + stripe.m() && out.size() < stripe.k(); i++)
-            if (i != self && i != excluded && !failed.contains(i) && !out.contains(i))
-                out.add(i);
-        return out.size() == stripe.k() ? out : null;
-    }
-
-    private static final class MemberUnavailable extends Exception
-    {
-        final IOException cause;
-
-        MemberUnavailable(IOException cause)
-        {
-            super(cause);
-            this.cause = cause;
-        }
-    }
-
-    private ByteBuffer reconstruct(List<Integer> set, long offset, int len, ByteBuffer[] fetched, Set<Integer> failed)
-    throws MemberUnavailable
-    {
-        ByteBuffer[] chunks = new ByteBuffer[stripe.k() + stripe.m()];
-        for (int member : set)
-        {
-            if (fetched[member] == null)
-            {
-                try
-                {
-                    fetched[member] = fetchMember(member, offset, len);
-                }
-                catch (IOException e)
-                {
-                    failed.add(member);
-                    throw new MemberUnavailable(e);
-                }
-            }
-            chunks[member] = fetched[member];
-        }
-        ByteBuffer out = ByteBuffer.allocate(len);
-        chunks[self] = out;
-        coder.reconstruct(chunks, new int[]{ self }, 0, len);
-        return out;
     }
 
     /** Bytes [offset, offset+len) of member, zero-padded past its real length; exactly len bytes, position 0. */
-    private ByteBuffer fetchMember(int member, long offset, int len) throws IOException
+    private ByteBuffer readMember(int member, long offset, int len) throws IOException
     {
-        long real = stripe.memberLength(member);
-        int avail = (int) Math.max(0, Math.min(len, real - offset));
+        int avail = available(member, offset, len);
         ByteBuffer buf = ByteBuffer.allocate(len);
         if (avail > 0 && !LocatorMemberReader.isZero(stripe.locators().get(member)))
         {
@@ -258,5 +221,304 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         }
         buf.clear(); // position 0, limit len: bytes past the real length stay zero
         return buf;
+    }
+
+    /** How many of bytes [offset, offset+len) of member lie below its real length. */
+    private int available(int member, long offset, int len)
+    {
+        return (int) Math.max(0, Math.min(len, stripe.memberLength(member) - offset));
+    }
+
+    private void avoid(int member)
+    {
+        avoidUntil.set(member, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MEMBER_AVOID_MILLIS));
+    }
+
+    private String member(int i)
+    {
+        return "member " + i + " (" + stripe.locators().get(i) + ")";
+    }
+
+    private static long millis(long nanos)
+    {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+
+    /** One run [offset, offset+len): its member reads and its deadline. Used by one thread. */
+    private final class Run implements AutoCloseable
+    {
+        final long offset;
+        final int len;
+        final long start;
+        final long deadline;
+        final MemberFetches fetches;
+        /** Why self is not the source of this run (for error messages). */
+        String selfState;
+
+        Run(long offset, int len)
+        {
+            this.offset = offset;
+            this.len = len;
+            this.start = System.nanoTime();
+            this.deadline = start + deadlineNanos;
+            this.fetches = new MemberFetches(stripe.k() + stripe.m(), m -> readMember(m, offset, len));
+            this.selfState = selfFirst ? "being reconstructed (its direct read failed within the last " + SELF_RETRY_MILLIS + " ms)"
+                                       : "being reconstructed (not read directly)";
+        }
+
+        String range()
+        {
+            return "bytes " + offset + ".." + (offset + len);
+        }
+
+        /** The verified run read from self's own locator, or null (failure logged, self skipped for a while). */
+        ByteBuffer readSelf(long firstChunk, int count) throws IOException
+        {
+            fetches.start(self);
+            long until = start + Math.min(hedgeNanos, deadlineNanos);
+            String failure;
+            if (fetches.awaitNext(until) == self && fetches.fetched(self))
+            {
+                ByteBuffer out = fetches.bytes(self);
+                try
+                {
+                    verifyRun(out, firstChunk, count);
+                    counters.directRuns.increment();
+                    if (selfFailing)
+                    {
+                        selfFailing = false;
+                        logger.info("{}: member {} is readable directly again", describe(), self);
+                    }
+                    return out;
+                }
+                catch (TieredCorruptionException e)
+                {
+                    failure = e.getMessage();
+                }
+            }
+            else if (fetches.failed(self))
+            {
+                failure = fetches.reason(self);
+            }
+            else
+            {
+                failure = "no answer within " + millis(System.nanoTime() - start) + " ms";
+                fetches.abandon(self, failure);
+            }
+            selfState = "being reconstructed (direct read failed: " + failure + ")";
+            selfRetryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SELF_RETRY_MILLIS);
+            if (!selfFailing)
+            {
+                selfFailing = true;
+                logger.info("{}: direct read of member {} at {}+{} failed ({}); reconstructing from k={} others for {} ms",
+                            describe(), self, offset, len, failure, stripe.k(), SELF_RETRY_MILLIS);
+            }
+            return null;
+        }
+
+        ByteBuffer reconstruct(long firstChunk, int count) throws IOException
+        {
+            List<Integer> used = gather(stripe.k(), List.of());
+            if (used == null)
+                throw unavailable();
+            ByteBuffer out = decode(used);
+            TieredCorruptionException corruption;
+            try
+            {
+                verifyRun(out, firstChunk, count);
+                return out;
+            }
+            catch (TieredCorruptionException e)
+            {
+                corruption = e;
+            }
+            // A survivor returned wrong bytes, we do not know which: with a spare, try each set that replaces one
+            // survivor by it.
+            List<Integer> spare = gather(1, used);
+            if (spare != null)
+            {
+                for (int excluded : used)
+                {
+                    List<Integer> set = new ArrayList<>(used);
+                    set.remove(Integer.valueOf(excluded));
+                    set.add(spare.get(0));
+                    out = decode(set);
+                    try
+                    {
+                        verifyRun(out, firstChunk, count);
+                        counters.repairs.increment(); // this set excludes the survivor that returned wrong bytes
+                        return out;
+                    }
+                    catch (TieredCorruptionException e)
+                    {
+                        corruption = e;
+                    }
+                }
+            }
+            throw new TieredCorruptionException(describe() + ": no set of " + stripe.k() + " survivors reconstructs "
+                                                + range() + " with matching checksums (" + corruption.getMessage() + ")");
+        }
+
+        /**
+         * The first {@code need} members (in preference order, outside exclude) whose reads succeeded, starting reads
+         * as needed; null if fewer than need can succeed. Throws the deadline error when the run's time is up.
+         */
+        List<Integer> gather(int need, List<Integer> exclude) throws IOException
+        {
+            long hedgeAt = System.nanoTime() + hedgeNanos;
+            boolean hedged = false;
+            while (true)
+            {
+                List<Integer> order = order(exclude);
+                int ok = 0, running = 0;
+                for (int m : order)
+                    if (fetches.fetched(m))
+                        ok++;
+                    else if (fetches.running(m))
+                        running++;
+                // keep enough reads going to reach need (right after a failure, the next member starts)
+                for (int m : order)
+                {
+                    if (ok + running >= need)
+                        break;
+                    if (!fetches.started(m))
+                    {
+                        if (start(m))
+                            ok++;
+                        else
+                            running++;
+                    }
+                }
+                if (ok >= need)
+                {
+                    List<Integer> out = new ArrayList<>(need);
+                    for (int m : order)
+                        if (out.size() < need && fetches.fetched(m))
+                            out.add(m);
+                    return out;
+                }
+                if (ok + running < need)
+                    return null;
+                long now = System.nanoTime();
+                if (now - deadline >= 0)
+                    throw deadlineExceeded(need, ok);
+                if (!hedged && now - hedgeAt >= 0)
+                {
+                    // reads outstanding this long are probably stuck: race one more member against each of them
+                    hedged = true;
+                    int extra = 0;
+                    for (int m : order)
+                        if (fetches.running(m))
+                        {
+                            avoid(m); // tried last by the next runs too
+                            extra++;
+                        }
+                    for (int m : order)
+                        if (extra > 0 && !fetches.started(m))
+                        {
+                            start(m);
+                            extra--;
+                        }
+                    continue;
+                }
+                int done = fetches.awaitNext(hedged || deadline - hedgeAt < 0 ? deadline : hedgeAt);
+                if (done >= 0)
+                    settle(done);
+            }
+        }
+
+        /** Starts reading member m; true if its bytes are known without I/O (zero: member, or past its length). */
+        private boolean start(int m)
+        {
+            if (available(m, offset, len) == 0 || LocatorMemberReader.isZero(stripe.locators().get(m)))
+            {
+                fetches.complete(m, ByteBuffer.allocate(len));
+                return true;
+            }
+            fetches.start(m);
+            return false;
+        }
+
+        /** Bookkeeping after member m's read finished. */
+        private void settle(int m)
+        {
+            if (fetches.fetched(m))
+            {
+                avoidUntil.set(m, System.nanoTime()); // answers again: back in preference order
+                return;
+            }
+            Throwable e = fetches.error(m);
+            if (e instanceof RuntimeException re)
+                throw re; // a bug or a malformed locator, not an unavailable member
+            if (e instanceof Error err)
+                throw err;
+            avoid(m);
+        }
+
+        /** Members other than self and exclude that have not failed in this run: data first, avoided ones last. */
+        private List<Integer> order(List<Integer> exclude)
+        {
+            List<Integer> out = new ArrayList<>(), later = new ArrayList<>();
+            long now = System.nanoTime();
+            for (int i = 0; i < stripe.k() + stripe.m(); i++)
+                if (i != self && !exclude.contains(i) && !fetches.failed(i))
+                    (now - avoidUntil.get(i) < 0 ? later : out).add(i);
+            out.addAll(later);
+            return out;
+        }
+
+        private ByteBuffer decode(List<Integer> set)
+        {
+            ByteBuffer[] chunks = new ByteBuffer[stripe.k() + stripe.m()];
+            for (int m : set)
+                chunks[m] = fetches.bytes(m);
+            ByteBuffer out = ByteBuffer.allocate(len);
+            chunks[self] = out;
+            coder.reconstruct(chunks, new int[]{ self }, 0, len);
+            return out;
+        }
+
+        private StripeUnavailableException unavailable()
+        {
+            List<Integer> down = new ArrayList<>();
+            StringBuilder why = new StringBuilder(member(self)).append(": ").append(selfState);
+            down.add(self);
+            Throwable cause = null;
+            for (int i = 0; i < stripe.k() + stripe.m(); i++)
+                if (i != self && fetches.failed(i))
+                {
+                    down.add(i);
+                    why.append("; ").append(member(i)).append(": ").append(fetches.reason(i));
+                    cause = fetches.error(i) == null ? cause : fetches.error(i);
+                }
+            return new StripeUnavailableException(describe() + ": cannot reconstruct " + range() + ": " + down.size() + " of "
+                                                  + (stripe.k() + stripe.m()) + " stripe members unavailable (more than m="
+                                                  + stripe.m() + "): " + why,
+                                                  down.stream().mapToInt(Integer::intValue).toArray(), cause);
+        }
+
+        private IOException deadlineExceeded(int need, int got)
+        {
+            long now = System.nanoTime();
+            List<String> slow = new ArrayList<>(), failed = new ArrayList<>();
+            for (int i = 0; i < stripe.k() + stripe.m(); i++)
+                if (fetches.running(i))
+                {
+                    avoid(i);
+                    slow.add(member(i) + " (no answer after " + millis(now - fetches.startedAt(i)) + " ms)");
+                }
+                else if (fetches.failed(i))
+                    failed.add(member(i) + ": " + fetches.reason(i));
+            return new IOException(describe() + ": degraded read of " + range() + " gave up after " + millis(now - start)
+                                   + " ms (deadline " + deadlineMillis() + " ms) with " + got + " of the " + need
+                                   + " member reads it needed; slow: " + (slow.isEmpty() ? "none" : String.join(", ", slow))
+                                   + "; unavailable: " + (failed.isEmpty() ? "none" : String.join("; ", failed)));
+        }
+
+        @Override
+        public void close()
+        {
+            fetches.close();
+        }
     }
 }

@@ -152,8 +152,9 @@ class DecodedRangeSourceTest
                      "no spare to route around the liar: an error, never wrong bytes");
         reader.lying.clear();
         reader.unavailable.add(3);
-        IOException e = assertThrows(IOException.class, () -> src.read(100, ByteBuffer.allocate(len)));
-        assertTrue(e.getMessage().contains("fewer than k=4"), e.getMessage());
+        StripeUnavailableException e = assertThrows(StripeUnavailableException.class, () -> src.read(100, ByteBuffer.allocate(len)));
+        assertArrayEquals(new int[]{ 0, 3, 5 }, e.unavailableMembers(), e.getMessage());
+        assertTrue(e.getMessage().contains("3 of 6 stripe members unavailable (more than m=2)"), e.getMessage());
 
         assertThrows(IllegalArgumentException.class,
                      () -> new DecodedRangeSource(layout, 0, ErasureCoders.create(3, 2, ErasureCoders.JAVA), reader, sums,
