@@ -147,7 +147,8 @@ final class StripeVerifier
         }
         // 2. reconstructed from k others (verified chunk by chunk inside the source)
         DecodedRangeSource decoded = new DecodedRangeSource(layout, i, ErasureCoders.create(layout.k(), layout.m()), ops.members(),
-                                                            sums, new TieredChunkCache(4L << 20), new SourceCounters(), false);
+                                                            sums, new TieredChunkCache(4L << 20), new SourceCounters(), false,
+                                                            MemberRestore.WINDOW_DEADLINE_MILLIS);
         ByteBuffer buf = ByteBuffer.allocate(MemberRestore.WINDOW);
         for (long pos = 0; pos < length; pos += MemberRestore.WINDOW)
         {

@@ -30,6 +30,7 @@ import static io.elect.core.bridge.TransitioningIT.key;
 import static io.elect.core.bridge.TransitioningIT.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -154,6 +155,10 @@ class RecoveryIT
         String log = Files.readString(SCRIPT.runDir().resolve("cluster/node1/logs/system.log"));
         int at = log.lastIndexOf("unavailable");
         System.out.println("node 1's last 'unavailable' log line: " + (at < 0 ? "(none)" : log.substring(Math.max(0, log.lastIndexOf('\n', at)), Math.min(log.length(), at + 300))));
+        // the failure is the clear one (more than m members down), not a timeout or a disk error
+        assertTrue(log.contains("stripe members unavailable (more than m=1)"),
+                   "node 1's log must name the unavailable stripe members of a failed read");
+        assertFalse(log.contains("FSReadError"), "a failed remote read must not look like a local disk failure");
         for (int k = KEYS; k < KEYS + 50; k++)
             session.execute(put.bind(key(k), value(k, 0, 0), value(k, 0, 3)).setConsistencyLevel(ConsistencyLevel.ONE));
         for (int k = KEYS; k < KEYS + 50; k++)
