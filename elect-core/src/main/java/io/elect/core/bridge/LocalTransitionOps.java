@@ -112,7 +112,7 @@ final class LocalTransitionOps
         transport.register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());
         transport.register(Verbs.BUILD_PARITY, p -> buildParity(BuildParityRequest.decode(p)).encode());
         transport.register(Verbs.STUB, p -> stub(StubRequest.decode(p)).encode());
-        transport.register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p)).encode());
+        transport.register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p), true).encode());
         transport.register(Verbs.STRIPE_STATUS, p -> MemberRestore.statusOf(this, TransitionMessages.StripeStatusRequest.decode(p)).encode());
         transport.register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
         transport.register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
@@ -366,8 +366,11 @@ final class LocalTransitionOps
         return total;
     }
 
-    /** On a secondary: fetch the member's non-data components, install the stub, purge older row versions. */
-    StubResult stubInstall(StubRequest req) throws IOException
+    /**
+     * On a secondary: fetch the member's non-data components, install the stub and, if {@code purge}, purge the older
+     * row versions it shadows (a rebuild installs all its stubs first and purges against all of them in one pass).
+     */
+    StubResult stubInstall(StubRequest req, boolean purge) throws IOException
     {
         long start = System.nanoTime();
         ColumnFamilyStore cfs = cfs(req.table());
@@ -386,7 +389,8 @@ final class LocalTransitionOps
                 files.put(c.name(), dest);
             }
             SSTableReader stub = SecondaryStubs.install(cfs, files, req.layout(), req.self(), req.checksums());
-            SecondaryStubs.PurgeStats stats = SecondaryStubs.purge(cfs, stub, s -> !FrozenSSTables.isFrozen(s));
+            SecondaryStubs.PurgeStats stats = purge ? SecondaryStubs.purge(cfs, stub, s -> !FrozenSSTables.isFrozen(s))
+                                                    : new SecondaryStubs.PurgeStats(0, 0, 0, List.of(), 0, 0, 0, 0, 0);
             logger.info("stub of {} (stripe {} member {}) installed on {} as {}; purge {} -> {} bytes, {} busy ({} ms)",
                         req.sstable(), req.stripeId(), req.self(), req.table(), stub.descriptor.id, stats.bytesBefore(),
                         stats.bytesAfter(), stats.skippedBusy(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
@@ -448,7 +452,7 @@ final class LocalTransitionOps
         examined.keySet().retainAll(liveStubs);
     }
 
-    private static boolean isStub(SSTableReader r)
+    static boolean isStub(SSTableReader r)
     {
         if (!TieredSSTables.isTiered(r))
             return false;

@@ -72,6 +72,11 @@ final class MemberRestore
     private static final Logger logger = LoggerFactory.getLogger(MemberRestore.class);
     /** Decoding window: whole checksum chunks, one reconstruction request per member per window. */
     static final int WINDOW = 1 << 20;
+    /**
+     * Deadline of one window's reconstruction during a rebuild or a verify: longer than a degraded read's
+     * (a request waits on those), because a rebuild runs beside throttled streams and its peers may be busy.
+     */
+    static final long WINDOW_DEADLINE_MILLIS = 120_000;
 
     private final LocalTransitionOps ops;
     private final LongConsumer progress;
@@ -210,7 +215,8 @@ final class MemberRestore
     {
         ErasureCoder coder = ErasureCoders.create(layout.k(), layout.m());
         DecodedRangeSource source = new DecodedRangeSource(layout, i, coder, ops.members(), stub.checksums(),
-                                                           new TieredChunkCache(4L << 20), new SourceCounters(), false);
+                                                           new TieredChunkCache(4L << 20), new SourceCounters(), false,
+                                                           WINDOW_DEADLINE_MILLIS);
         long length = layout.memberLength(i);
         try (FileChannel out = FileChannel.open(dest, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
         {
@@ -282,18 +288,10 @@ final class MemberRestore
         return TieredSSTables.live(cfs, desc).orElseThrow(() -> new IOException(desc + " was installed but is not live"));
     }
 
-    /** Purges streamed copies that the restored primaries shadow (they are not stubs, but the rule is the same). */
-    void purgeAgainstRestored() throws IOException
+    /** The primaries restored (or found restored) by this run, still live or not. */
+    List<SSTableReader> restored()
     {
-        for (SSTableReader p : restored)
-        {
-            ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(p.descriptor.ksname, p.descriptor.cfname);
-            if (cfs == null || !cfs.getLiveSSTables().contains(p))
-                continue;
-            SecondaryStubs.PurgeStats st = SecondaryStubs.purge(cfs, p, s -> !FrozenSSTables.isFrozen(s));
-            logger.info("rebuild: purge against restored {}: {} SSTables rewritten, {} -> {} bytes", p.descriptor, st.rewritten(),
-                        st.bytesBefore(), st.bytesAfter());
-        }
+        return List.copyOf(restored);
     }
 
     // ------------------------------------------------------------------ parity

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
 import org.apache.cassandra.dht.Token;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
 import org.apache.cassandra.locator.InetAddressAndPort;
 import org.apache.cassandra.locator.Replica;
 import org.apache.cassandra.service.StorageService;
@@ -68,6 +69,8 @@ final class NodeRebuild
     /** How a rebuilding node refuses SNAPSHOT (the coordinator recognizes it and logs one line). */
     static final String REFUSAL = "is being rebuilt (electtool rebuild); no snapshot until it ends";
     private static final AtomicReference<NodeRebuild> current = new AtomicReference<>();
+    /** How long the purge phase retries SSTables held by a compaction or a maintenance purge. */
+    static final long PURGE_BUSY_WAIT_MILLIS = 30_000;
 
     private final LocalTransitionOps ops;
     private final ElectStripeStore store;
@@ -199,17 +202,52 @@ final class NodeRebuild
                     parities.add(step("parity/" + r.id() + "/" + j, r.codeLength(), () -> restore.parity(table, r, index)));
                 }
             }
-            phase = "primaries";
-            runAll(primaries, parallelism);
-            phase = "parity";
-            runAll(parities, parallelism);
-            phase = "stream";
-            if (stream)
-                runAll(List.of(step("stream", 0, this::streamAll)), 1);
-            phase = "stubs";
-            runAll(stubs, parallelism);
-            phase = "purge";
-            restore.purgeAgainstRestored();
+            // Streaming needs nothing the primaries phase builds (stubs, which need the restored primaries, are left
+            // out of streams), so it runs beside primaries and parity. Compaction of the tables being rebuilt waits
+            // until the purge: it would rewrite streamed copies that the purge is about to drop, and hold them busy.
+            List<ColumnFamilyStore> tables = electTables();
+            List<ColumnFamilyStore> paused = pauseCompaction(tables);
+            try
+            {
+                Thread streamer = null;
+                AtomicReference<Throwable> streamError = new AtomicReference<>();
+                if (stream)
+                {
+                    Runnable streamStep = step("stream", 0, this::streamAll);
+                    streamer = new Thread(() -> {
+                        try
+                        {
+                            streamStep.run();
+                        }
+                        catch (Throwable t)
+                        {
+                            streamError.set(t);
+                        }
+                    }, "elect-rebuild-stream");
+                    streamer.setDaemon(true);
+                    streamer.start();
+                }
+                phase = stream ? "primaries, stream" : "primaries";
+                runAll(primaries, parallelism);
+                phase = stream ? "parity, stream" : "parity";
+                runAll(parities, parallelism);
+                if (streamer != null)
+                {
+                    phase = "stream";
+                    streamer.join();
+                    if (streamError.get() != null)
+                        throw streamError.get();
+                }
+                phase = "stubs";
+                runAll(stubs, parallelism);
+                phase = "purge";
+                purge(tables, restore.restored());
+            }
+            finally
+            {
+                for (ColumnFamilyStore cfs : paused)
+                    cfs.enableAutoCompaction();
+            }
             ChecksummedTextFile.write(progressFile, MAGIC, VERSION, List.of("complete"));
             phase = "done";
             state = "done";
@@ -298,7 +336,12 @@ final class NodeRebuild
 
     void count(String what)
     {
-        counts.computeIfAbsent(what, x -> new AtomicInteger()).incrementAndGet();
+        count(what, 1);
+    }
+
+    private void count(String what, int n)
+    {
+        counts.computeIfAbsent(what, x -> new AtomicInteger()).addAndGet(n);
     }
 
     private void streamAll() throws IOException
@@ -334,8 +377,75 @@ final class NodeRebuild
             replica |= rep.endpoint().equals(self);
         if (!replica)
             return;
-        ops.stubInstall(status.stub());
+        ops.stubInstall(status.stub(), false); // purged against every stub at once in the purge phase
         count("stubs_installed");
+    }
+
+    /** The live ELECT tables this rebuild covers. */
+    private List<ColumnFamilyStore> electTables()
+    {
+        List<ColumnFamilyStore> out = new ArrayList<>();
+        for (List<String> t : ElectTables.registered())
+        {
+            ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(t.get(0), t.get(1));
+            if (cfs != null && (keyspace == null || keyspace.equals(t.get(0))))
+                out.add(cfs);
+        }
+        return out;
+    }
+
+    /** Disables autocompaction of the tables that have it on; returns those (to enable again). Not persisted. */
+    private static List<ColumnFamilyStore> pauseCompaction(List<ColumnFamilyStore> tables)
+    {
+        List<ColumnFamilyStore> paused = new ArrayList<>();
+        for (ColumnFamilyStore cfs : tables)
+        {
+            if (cfs.isAutoCompactionDisabled())
+                continue;
+            cfs.disableAutoCompaction();
+            paused.add(cfs);
+        }
+        return paused;
+    }
+
+    /**
+     * Purges, table by table, the streamed copies that the stubs and the restored primaries shadow, in one pass over
+     * each SSTable against all of them (SecondaryStubs.purge). SSTables a compaction or a maintenance purge holds are
+     * retried for up to {@link #PURGE_BUSY_WAIT_MILLIS}; what is still busy then is left to the periodic re-purge.
+     */
+    private void purge(List<ColumnFamilyStore> tables, List<SSTableReader> restoredPrimaries) throws IOException, InterruptedException
+    {
+        for (ColumnFamilyStore cfs : tables)
+        {
+            long start = System.nanoTime(), until = start + TimeUnit.MILLISECONDS.toNanos(PURGE_BUSY_WAIT_MILLIS);
+            long before = 0, after = 0;
+            int rewritten = 0, passes = 0;
+            List<SSTableReader> busy;
+            do
+            {
+                if (passes > 0)
+                    Thread.sleep(200);
+                List<SSTableReader> shadows = new ArrayList<>();
+                Set<SSTableReader> live = cfs.getLiveSSTables();
+                for (SSTableReader r : live)
+                    if (LocalTransitionOps.isStub(r))
+                        shadows.add(r);
+                for (SSTableReader p : restoredPrimaries)
+                    if (live.contains(p))
+                        shadows.add(p);
+                SecondaryStubs.PurgeStats st = SecondaryStubs.purge(cfs, shadows, x -> !FrozenSSTables.isFrozen(x));
+                passes++;
+                before += st.bytesBefore();
+                after += st.bytesAfter();
+                rewritten += st.rewritten();
+                busy = st.busy();
+            }
+            while (!busy.isEmpty() && System.nanoTime() - until < 0);
+            count("purge_passes", passes);
+            logger.info("rebuild of {}: purge of {} against its stubs and restored primaries: {} SSTables rewritten, {} -> {} bytes, "
+                        + "{} still busy (left to the periodic re-purge), {} passes ({} ms)", me, cfs.metadata(), rewritten, before,
+                        after, busy.size(), passes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
     }
 
     private static Member firstReal(StripeRecord r)

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -337,12 +338,30 @@ public final class SecondaryStubs
 
     /**
      * Rewrites every live, non-tiered SSTable X of cfs that {@code eligible} accepts and that overlaps the stub's
-     * [first, last] keys into X' without what the stub shadows ({@link StubShadowing}): X is held (marked compacting)
-     * for the whole rewrite and swapped for X' in one transaction; an empty X' is simply not written (X is dropped);
-     * an X with nothing to drop is left alone (a first pass stops at its first droppable item). SSTables a compaction
-     * holds are skipped and returned in {@link PurgeStats#busy}. Idempotent.
+     * [first, last] keys into X' without what the stub shadows ({@link StubShadowing}); see
+     * {@link #purge(ColumnFamilyStore, List, Predicate)}, of which this is the one-shadow case.
      */
     public static PurgeStats purge(ColumnFamilyStore cfs, SSTableReader stub, Predicate<SSTableReader> eligible)
+    throws IOException
+    {
+        return purge(cfs, List.of(stub), eligible);
+    }
+
+    /**
+     * Rewrites every live, non-tiered SSTable X of cfs that is not one of {@code shadows}, that {@code eligible}
+     * accepts and whose keys overlap those of at least one shadow, into X' without what any shadow shadows: each
+     * partition of X passes through one {@link StubShadowing} per shadow whose [first, last] holds its key (each drop
+     * is one a read merging X with that shadow would discard, so chaining them is as safe as one). X is held (marked
+     * compacting) for the whole rewrite and swapped for X' in one transaction; an empty X' is simply not written (X is
+     * dropped); an X with nothing to drop is left alone (a first pass stops at its first droppable item). SSTables a
+     * compaction holds are skipped and returned in {@link PurgeStats#busy}. Idempotent.
+     *
+     * <p>One pass against many shadows reads each X once, where one pass per shadow would read (and rewrite) an X
+     * overlapping n shadows n times: a rebuild purges the streamed copies against all its stubs at once.
+     *
+     * @param shadows live SSTables of cfs (stubs, or LOCAL erasure-coded SSTables) that stay live while X' is used
+     */
+    public static PurgeStats purge(ColumnFamilyStore cfs, List<SSTableReader> shadows, Predicate<SSTableReader> eligible)
     throws IOException
     {
         long start = System.nanoTime();
@@ -351,14 +370,22 @@ public final class SecondaryStubs
         List<SSTableReader> busy = new ArrayList<>();
         if (cfs.metadata().isCounter())
             throw new IllegalArgumentException("counter tables cannot be purged by stubs: " + cfs.metadata());
-        try (Refs<SSTableReader> stubRef = Refs.tryRef(Collections.singletonList(stub)))
+        if (shadows.isEmpty())
+            return new PurgeStats(0, 0, 0, List.of(), 0, 0, 0, 0, 0);
+        Set<SSTableReader> shadowSet = new HashSet<>(shadows);
+        try (Refs<SSTableReader> shadowRefs = Refs.tryRef(shadows))
         {
-            if (stubRef == null)
-                throw new IOException("stub " + stub + " is no longer live");
+            if (shadowRefs == null)
+                throw new IOException("a shadowing SSTable of " + shadows + " is no longer live");
             for (SSTableReader x : cfs.getLiveSSTables())
             {
-                if (x == stub || TieredSSTables.isTiered(x) || !eligible.test(x)
-                    || x.getFirst().compareTo(stub.getLast()) > 0 || x.getLast().compareTo(stub.getFirst()) < 0)
+                if (shadowSet.contains(x) || TieredSSTables.isTiered(x) || !eligible.test(x))
+                    continue;
+                List<SSTableReader> covering = new ArrayList<>();
+                for (SSTableReader sh : shadows)
+                    if (x.getFirst().compareTo(sh.getLast()) <= 0 && x.getLast().compareTo(sh.getFirst()) >= 0)
+                        covering.add(sh);
+                if (covering.isEmpty())
                     continue;
                 examined++;
                 LifecycleTransaction txn = cfs.getTracker().tryModify(x, OperationType.GARBAGE_COLLECT);
@@ -369,9 +396,9 @@ public final class SecondaryStubs
                 }
                 try (txn)
                 {
-                    if (!anythingToDrop(cfs, x, stub))
+                    if (!anythingToDrop(cfs, x, covering))
                         continue; // closing the untouched txn releases x
-                    Counts c = rewrite(cfs, txn, x, stub);
+                    Counts c = rewrite(cfs, txn, x, covering);
                     rewritten++;
                     before += x.onDiskLength();
                     for (SSTableReader r : c.fresh)
@@ -385,8 +412,9 @@ public final class SecondaryStubs
         }
         PurgeStats stats = new PurgeStats(examined, rewritten, removed, List.copyOf(busy), before, after, rows, cells,
                                           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        logger.info("Purged {}.{} under stub {}: {} SSTables examined, {} rewritten ({} removed), {} busy, {} -> {} bytes, "
-                    + "{} rows and {} cells dropped in {} ms", cfs.getKeyspaceName(), cfs.name, stub.descriptor,
+        logger.info("Purged {}.{} under {}: {} SSTables examined, {} rewritten ({} removed), {} busy, {} -> {} bytes, "
+                    + "{} rows and {} cells dropped in {} ms", cfs.getKeyspaceName(), cfs.name,
+                    shadows.size() == 1 ? "stub " + shadows.get(0).descriptor : shadows.size() + " shadowing SSTables",
                     examined, rewritten, removed, busy.size(), before, after, rows, cells, stats.millis());
         return stats;
     }
@@ -395,7 +423,7 @@ public final class SecondaryStubs
     {
     }
 
-    /** The stub's version of key (an empty iterator if the stub lacks it or key is outside its range). */
+    /** The shadow's version of key (an empty iterator if it lacks the key or key is outside its range). */
     private static UnfilteredRowIterator stubPartition(ColumnFamilyStore cfs, SSTableReader stub, DecoratedKey key)
     {
         if (key.compareTo(stub.getFirst()) < 0 || key.compareTo(stub.getLast()) > 0)
@@ -404,24 +432,98 @@ public final class SecondaryStubs
         return stub.rowIterator(key, Slices.ALL, ColumnFilter.all(cfs.metadata()), false, SSTableReadsListener.NOOP_LISTENER);
     }
 
-    /** Whether the stub shadows anything of x; stops at the first such item. */
-    private static boolean anythingToDrop(ColumnFamilyStore cfs, SSTableReader x, SSTableReader stub)
+    /**
+     * One partition of X passed through the shadowing of every shadow whose key range holds its key. Closing it closes
+     * X's partition and the shadows' partitions.
+     */
+    private static final class Shadowed implements AutoCloseable
+    {
+        final UnfilteredRowIterator filtered;
+        final List<StubShadowing> shadowings = new ArrayList<>();
+        private final List<UnfilteredRowIterator> opened = new ArrayList<>();
+
+        Shadowed(ColumnFamilyStore cfs, UnfilteredRowIterator partition, List<SSTableReader> shadows)
+        {
+            UnfilteredRowIterator it = partition;
+            DecoratedKey key = partition.partitionKey();
+            try
+            {
+                for (SSTableReader sh : shadows)
+                {
+                    if (key.compareTo(sh.getFirst()) < 0 || key.compareTo(sh.getLast()) > 0)
+                        continue;
+                    UnfilteredRowIterator s = stubPartition(cfs, sh, key);
+                    opened.add(s);
+                    StubShadowing shadowing = new StubShadowing(s, cfs.metadata().comparator);
+                    shadowings.add(shadowing);
+                    it = Transformation.apply(it, shadowing);
+                }
+            }
+            catch (RuntimeException e)
+            {
+                close(it);
+                throw e;
+            }
+            this.filtered = it;
+        }
+
+        long dropped()
+        {
+            long d = 0;
+            for (StubShadowing s : shadowings)
+                d += s.dropped();
+            return d;
+        }
+
+        long rowsDropped()
+        {
+            long d = 0;
+            for (StubShadowing s : shadowings)
+                d += s.rowsDropped;
+            return d;
+        }
+
+        long cellsDropped()
+        {
+            long d = 0;
+            for (StubShadowing s : shadowings)
+                d += s.cellsDropped;
+            return d;
+        }
+
+        @Override
+        public void close()
+        {
+            close(filtered);
+        }
+
+        private void close(UnfilteredRowIterator it)
+        {
+            try
+            {
+                it.close(); // closes X's partition through the transformations
+            }
+            finally
+            {
+                for (UnfilteredRowIterator s : opened)
+                    s.close();
+            }
+        }
+    }
+
+    /** Whether the shadows drop anything of x; stops at the first such item. */
+    private static boolean anythingToDrop(ColumnFamilyStore cfs, SSTableReader x, List<SSTableReader> shadows)
     {
         try (ISSTableScanner scanner = x.getScanner())
         {
             while (scanner.hasNext())
             {
-                try (UnfilteredRowIterator partition = scanner.next();
-                     UnfilteredRowIterator s = stubPartition(cfs, stub, partition.partitionKey()))
+                try (Shadowed p = new Shadowed(cfs, scanner.next(), shadows))
                 {
-                    StubShadowing shadowing = new StubShadowing(s, cfs.metadata().comparator);
-                    try (UnfilteredRowIterator filtered = Transformation.apply(partition, shadowing))
-                    {
-                        filtered.staticRow();
-                        while (shadowing.dropped() == 0 && filtered.hasNext())
-                            filtered.next();
-                    }
-                    if (shadowing.dropped() > 0)
+                    p.filtered.staticRow();
+                    while (p.dropped() == 0 && p.filtered.hasNext())
+                        p.filtered.next();
+                    if (p.dropped() > 0)
                         return true;
                 }
             }
@@ -429,7 +531,7 @@ public final class SecondaryStubs
         return false;
     }
 
-    private static Counts rewrite(ColumnFamilyStore cfs, LifecycleTransaction txn, SSTableReader x, SSTableReader stub)
+    private static Counts rewrite(ColumnFamilyStore cfs, LifecycleTransaction txn, SSTableReader x, List<SSTableReader> shadows)
     {
         File dir = x.descriptor.directory;
         long rows = 0, cells = 0;
@@ -439,19 +541,14 @@ public final class SecondaryStubs
             writer.switchWriter(newWriter(cfs, dir, x, txn));
             while (scanner.hasNext())
             {
-                try (UnfilteredRowIterator partition = scanner.next();
-                     UnfilteredRowIterator s = stubPartition(cfs, stub, partition.partitionKey()))
+                try (Shadowed p = new Shadowed(cfs, scanner.next(), shadows))
                 {
-                    StubShadowing shadowing = new StubShadowing(s, cfs.metadata().comparator);
-                    try (UnfilteredRowIterator filtered = Transformation.apply(partition, shadowing))
-                    {
-                        writer.append(filtered); // an empty partition is not written
-                        // drain what append did not consume (nothing, normally) so the counts are complete
-                        while (filtered.hasNext())
-                            filtered.next();
-                    }
-                    rows += shadowing.rowsDropped;
-                    cells += shadowing.cellsDropped;
+                    writer.append(p.filtered); // an empty partition is not written
+                    // drain what append did not consume (nothing, normally) so the counts are complete
+                    while (p.filtered.hasNext())
+                        p.filtered.next();
+                    rows += p.rowsDropped();
+                    cells += p.cellsDropped();
                 }
             }
             List<SSTableReader> fresh = writer.finish();

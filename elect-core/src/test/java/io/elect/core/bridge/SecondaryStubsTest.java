@@ -268,6 +268,54 @@ class SecondaryStubsTest
         assertEquals(filesBefore, listing(stub.descriptor.directory.toPath()), "no leftovers of the failed install");
     }
 
+    /**
+     * One pass against two overlapping shadows drops what either wins over and nothing else: each X partition goes
+     * through the shadowing of every shadow holding its key (here plain LOCAL SSTables, as restored primaries are).
+     */
+    @Test
+    void purgeAgainstSeveralShadowsInOnePass() throws Exception
+    {
+        String t = "multi";
+        cql("CREATE KEYSPACE IF NOT EXISTS " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        cql("CREATE TABLE " + KS + "." + t + " (k int, c int, v text, w int, s text static, PRIMARY KEY (k, c))"
+            + " WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}");
+        ColumnFamilyStore cfs = Keyspace.open(KS).getColumnFamilyStore(t);
+        cfs.disableAutoCompaction();
+        // A: keys 0..19, rows c = 0 and 1, v at 1000; B: keys 10..29, row c = 0, w at 1500
+        for (int k = 0; k < 20; k++)
+            for (int c = 0; c < 2; c++)
+                cql("INSERT INTO " + KS + "." + t + " (k, c, v) VALUES (" + k + ", " + c + ", 'a" + c + "-" + k + "') USING TIMESTAMP 1000");
+        SSTableReader a = flushOne(cfs, Set.of());
+        for (int k = 10; k < 30; k++)
+            cql("UPDATE " + KS + "." + t + " USING TIMESTAMP 1500 SET w = " + k + " WHERE k = " + k + " AND c = 0");
+        SSTableReader b = flushOne(cfs, Set.of(a));
+        // X: keys 0..39 row c = 0 with v and w at 1200 (v beats A's; w loses to B's on keys 10..29);
+        // keys 0..4 row c = 1 with v at 900 (loses to A's: the row goes)
+        for (int k = 0; k < 40; k++)
+            cql("UPDATE " + KS + "." + t + " USING TIMESTAMP 1200 SET v = 'x-" + k + "', w = " + (1000 + k) + " WHERE k = " + k + " AND c = 0");
+        for (int k = 0; k < 5; k++)
+            cql("UPDATE " + KS + "." + t + " USING TIMESTAMP 900 SET v = 'old-" + k + "' WHERE k = " + k + " AND c = 1");
+        SSTableReader x = flushOne(cfs, Set.of(a, b));
+        Map<Integer, List<String>> expected = readAll(t, 45);
+        assertEquals(List.of("0:x-12:12:null", "1:a1-12:null:null"), expected.get(12));
+        assertEquals(List.of("0:x-2:1002:null", "1:a1-2:null:null"), expected.get(2));
+        assertEquals(List.of("0:x-33:1033:null"), expected.get(33));
+
+        SecondaryStubs.PurgeStats p = SecondaryStubs.purge(cfs, List.of(a, b), r -> true);
+        assertEquals(1, p.examined(), p.toString()); // A and B are the shadows, never purged themselves
+        assertEquals(1, p.rewritten(), p.toString());
+        assertEquals(20 + 5, p.cellsDropped(), p.toString()); // w of keys 10..29 (B), v of keys 0..4 row 1 (A)
+        assertEquals(5, p.rowsDropped(), p.toString());
+        assertEquals(expected, readAll(t, 45), "reads after the purge");
+        assertTrue(cfs.getLiveSSTables().contains(a) && cfs.getLiveSSTables().contains(b));
+        assertFalse(cfs.getLiveSSTables().contains(x));
+
+        // idempotent: a second pass finds nothing
+        SecondaryStubs.PurgeStats again = SecondaryStubs.purge(cfs, List.of(a, b), r -> true);
+        assertEquals(0, again.rewritten(), again.toString());
+        assertEquals(0, again.cellsDropped() + again.rowsDropped(), again.toString());
+    }
+
     private static Set<Path> listing(Path dir) throws java.io.IOException
     {
         try (java.util.stream.Stream<Path> files = Files.list(dir))
