@@ -410,42 +410,78 @@ final class NodeRebuild
 
     /**
      * Purges, table by table, the streamed copies that the stubs and the restored primaries shadow, in one pass over
-     * each SSTable against all of them (SecondaryStubs.purge). SSTables a compaction or a maintenance purge holds are
+     * each SSTable against all of them (SecondaryStubs.purge), {@code parallelism} SSTables at a time. SSTables a compaction or a maintenance purge holds are
      * retried for up to {@link #PURGE_BUSY_WAIT_MILLIS}; what is still busy then is left to the periodic re-purge.
      */
     private void purge(List<ColumnFamilyStore> tables, List<SSTableReader> restoredPrimaries) throws IOException, InterruptedException
     {
-        for (ColumnFamilyStore cfs : tables)
+        ExecutorService pool = Executors.newFixedThreadPool(parallelism, r -> {
+            Thread t = new Thread(r, "elect-rebuild-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        try
         {
-            long start = System.nanoTime(), until = start + TimeUnit.MILLISECONDS.toNanos(PURGE_BUSY_WAIT_MILLIS);
-            long before = 0, after = 0;
-            int rewritten = 0, passes = 0;
-            List<SSTableReader> busy;
-            do
+            for (ColumnFamilyStore cfs : tables)
+                purge(cfs, restoredPrimaries, pool);
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    private void purge(ColumnFamilyStore cfs, List<SSTableReader> restoredPrimaries, ExecutorService pool) throws IOException, InterruptedException
+    {
+        long start = System.nanoTime(), until = start + TimeUnit.MILLISECONDS.toNanos(PURGE_BUSY_WAIT_MILLIS);
+        long before = 0, after = 0;
+        int rewritten = 0, passes = 0;
+        List<SSTableReader> busy;
+        do
+        {
+            if (passes > 0)
+                Thread.sleep(200);
+            List<SSTableReader> shadows = new ArrayList<>();
+            Set<SSTableReader> live = cfs.getLiveSSTables();
+            for (SSTableReader r : live)
+                if (LocalTransitionOps.isStub(r))
+                    shadows.add(r);
+            for (SSTableReader p : restoredPrimaries)
+                if (live.contains(p))
+                    shadows.add(p);
+            // parallelism disjoint shares of the SSTables, purged at once (each holds only its own SSTables)
+            List<Future<SecondaryStubs.PurgeStats>> shares = new ArrayList<>();
+            for (int i = 0; i < parallelism; i++)
             {
-                if (passes > 0)
-                    Thread.sleep(200);
-                List<SSTableReader> shadows = new ArrayList<>();
-                Set<SSTableReader> live = cfs.getLiveSSTables();
-                for (SSTableReader r : live)
-                    if (LocalTransitionOps.isStub(r))
-                        shadows.add(r);
-                for (SSTableReader p : restoredPrimaries)
-                    if (live.contains(p))
-                        shadows.add(p);
-                SecondaryStubs.PurgeStats st = SecondaryStubs.purge(cfs, shadows, x -> !FrozenSSTables.isFrozen(x));
-                passes++;
+                int share = i;
+                shares.add(pool.submit(() -> SecondaryStubs.purge(cfs, shadows, x -> !FrozenSSTables.isFrozen(x)
+                                                                                     && Math.floorMod(x.descriptor.id.hashCode(), parallelism) == share)));
+            }
+            passes++;
+            busy = new ArrayList<>();
+            for (Future<SecondaryStubs.PurgeStats> f : shares)
+            {
+                SecondaryStubs.PurgeStats st;
+                try
+                {
+                    st = f.get();
+                }
+                catch (java.util.concurrent.ExecutionException e)
+                {
+                    throw e.getCause() instanceof IOException ? (IOException) e.getCause()
+                                                              : new IOException("purge of " + cfs.metadata() + " failed: " + e.getCause(), e.getCause());
+                }
                 before += st.bytesBefore();
                 after += st.bytesAfter();
                 rewritten += st.rewritten();
-                busy = st.busy();
+                busy.addAll(st.busy());
             }
-            while (!busy.isEmpty() && System.nanoTime() - until < 0);
-            count("purge_passes", passes);
-            logger.info("rebuild of {}: purge of {} against its stubs and restored primaries: {} SSTables rewritten, {} -> {} bytes, "
-                        + "{} still busy (left to the periodic re-purge), {} passes ({} ms)", me, cfs.metadata(), rewritten, before,
-                        after, busy.size(), passes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         }
+        while (!busy.isEmpty() && System.nanoTime() - until < 0);
+        count("purge_passes", passes);
+        logger.info("rebuild of {}: purge of {} against its stubs and restored primaries: {} SSTables rewritten, {} -> {} bytes, "
+                    + "{} still busy (left to the periodic re-purge), {} passes ({} ms)", me, cfs.metadata(), rewritten, before,
+                    after, busy.size(), passes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     private static Member firstReal(StripeRecord r)
