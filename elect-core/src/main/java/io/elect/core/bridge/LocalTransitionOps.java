@@ -390,7 +390,7 @@ final class LocalTransitionOps
             }
             SSTableReader stub = SecondaryStubs.install(cfs, files, req.layout(), req.self(), req.checksums());
             SecondaryStubs.PurgeStats stats = purge ? SecondaryStubs.purge(cfs, stub, s -> !FrozenSSTables.isFrozen(s))
-                                                    : new SecondaryStubs.PurgeStats(0, 0, 0, List.of(), 0, 0, 0, 0, 0);
+                                                    : SecondaryStubs.PurgeStats.NONE;
             logger.info("stub of {} (stripe {} member {}) installed on {} as {}; purge {} -> {} bytes, {} busy ({} ms)",
                         req.sstable(), req.stripeId(), req.self(), req.table(), stub.descriptor.id, stats.bytesBefore(),
                         stats.bytesAfter(), stats.skippedBusy(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));

@@ -72,11 +72,15 @@ public final class SecondaryStubs
 
     /**
      * What one {@link #purge} did. {@code rewritten} counts SSTables replaced by a smaller X' (or dropped because X'
-     * was empty, also counted in {@code removed}); {@code busy} are SSTables a compaction held, to retry later.
+     * was empty, also counted in {@code removed}); {@code copies} of the removed were byte-identical copies of a stub's
+     * data, dropped without reading their rows (not counted in rows and cells dropped); {@code busy} are SSTables a
+     * compaction held, to retry later.
      */
-    public record PurgeStats(int examined, int rewritten, int removed, List<SSTableReader> busy, long bytesBefore,
+    public record PurgeStats(int examined, int rewritten, int removed, int copies, List<SSTableReader> busy, long bytesBefore,
                              long bytesAfter, long rowsDropped, long cellsDropped, long millis)
     {
+        static final PurgeStats NONE = new PurgeStats(0, 0, 0, 0, List.of(), 0, 0, 0, 0, 0);
+
         public int skippedBusy()
         {
             return busy.size();
@@ -365,13 +369,13 @@ public final class SecondaryStubs
     throws IOException
     {
         long start = System.nanoTime();
-        int examined = 0, rewritten = 0, removed = 0;
+        int examined = 0, rewritten = 0, removed = 0, copies = 0;
         long before = 0, after = 0, rows = 0, cells = 0;
         List<SSTableReader> busy = new ArrayList<>();
         if (cfs.metadata().isCounter())
             throw new IllegalArgumentException("counter tables cannot be purged by stubs: " + cfs.metadata());
         if (shadows.isEmpty())
-            return new PurgeStats(0, 0, 0, List.of(), 0, 0, 0, 0, 0);
+            return PurgeStats.NONE;
         Set<SSTableReader> shadowSet = new HashSet<>(shadows);
         try (Refs<SSTableReader> shadowRefs = Refs.tryRef(shadows))
         {
@@ -396,6 +400,19 @@ public final class SecondaryStubs
                 }
                 try (txn)
                 {
+                    SSTableReader original = copyOf(x, covering);
+                    if (original != null)
+                    {
+                        // a byte-identical copy of a stub's data (e.g. streamed whole by a rebuild): the stub already
+                        // serves every version X holds, so X goes without being read row by row
+                        before += x.onDiskLength();
+                        txn.obsoleteOriginals();
+                        txn.finish();
+                        rewritten++;
+                        removed++;
+                        copies++;
+                        continue;
+                    }
                     if (!anythingToDrop(cfs, x, covering))
                         continue; // closing the untouched txn releases x
                     Counts c = rewrite(cfs, txn, x, covering);
@@ -410,13 +427,47 @@ public final class SecondaryStubs
                 }
             }
         }
-        PurgeStats stats = new PurgeStats(examined, rewritten, removed, List.copyOf(busy), before, after, rows, cells,
+        PurgeStats stats = new PurgeStats(examined, rewritten, removed, copies, List.copyOf(busy), before, after, rows, cells,
                                           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        logger.info("Purged {}.{} under {}: {} SSTables examined, {} rewritten ({} removed), {} busy, {} -> {} bytes, "
-                    + "{} rows and {} cells dropped in {} ms", cfs.getKeyspaceName(), cfs.name,
+        logger.info("Purged {}.{} under {}: {} SSTables examined, {} rewritten ({} removed, {} of them copies of a stub's data), "
+                    + "{} busy, {} -> {} bytes, {} rows and {} cells dropped in {} ms", cfs.getKeyspaceName(), cfs.name,
                     shadows.size() == 1 ? "stub " + shadows.get(0).descriptor : shadows.size() + " shadowing SSTables",
-                    examined, rewritten, removed, busy.size(), before, after, rows, cells, stats.millis());
+                    examined, rewritten, removed, copies, busy.size(), before, after, rows, cells, stats.millis());
         return stats;
+    }
+
+    /**
+     * The stub among shadows whose data component X's is a byte-identical copy of, or null: same first and last keys,
+     * same length and the same CRC32C for every chunk as the checksums recorded with the stub (those the stub's own
+     * reads are verified against). Reads X's data file once, locally, only when a stub matches keys and length.
+     */
+    static SSTableReader copyOf(SSTableReader x, List<SSTableReader> shadows) throws IOException
+    {
+        Map<Integer, ChunkChecksums> mine = new java.util.HashMap<>();
+        for (SSTableReader sh : shadows)
+        {
+            if (!TieredSSTables.isTiered(sh) || !x.getFirst().equals(sh.getFirst()) || !x.getLast().equals(sh.getLast()))
+                continue;
+            TieredSidecar sidecar = TieredSSTables.sidecar(sh.descriptor);
+            if (sidecar.source() != TieredSidecar.Source.DECODED)
+                continue;
+            ChunkChecksums theirs = sidecar.checksums();
+            java.nio.file.Path data = x.descriptor.fileFor(Components.DATA).toPath();
+            if (java.nio.file.Files.size(data) != theirs.length())
+                continue;
+            ChunkChecksums own = mine.get(theirs.chunkSize());
+            if (own == null)
+            {
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(data, java.nio.file.StandardOpenOption.READ))
+                {
+                    own = ChunkChecksums.compute(ch, theirs.chunkSize());
+                }
+                mine.put(theirs.chunkSize(), own);
+            }
+            if (own.equals(theirs))
+                return sh;
+        }
+        return null;
     }
 
     private record Counts(List<SSTableReader> fresh, long rows, long cells)

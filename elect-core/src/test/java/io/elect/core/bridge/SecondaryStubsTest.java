@@ -41,6 +41,7 @@ import io.elect.core.tiered.TieredSidecar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -204,16 +205,20 @@ class SecondaryStubsTest
         assertEquals(3, cfs.getLiveSSTables().size());
         assertEquals(expected, readAll(t, 110), "reads with the stub installed");
 
-        // purge: S (all equal to the stub) disappears; X keeps exactly what is newer or absent from the stub
+        // purge: S (a byte-identical copy of the stub's data) disappears without its rows being read; X keeps exactly
+        // what is newer or absent from the stub
+        assertSame(stub, SecondaryStubs.copyOf(s, List.of(stub)));
+        assertNull(SecondaryStubs.copyOf(x, List.of(stub)), "X is not a copy of the stub's data");
         SecondaryStubs.PurgeStats p = SecondaryStubs.purge(cfs, stub, r -> true);
         assertEquals(2, p.examined(), p.toString());
         assertEquals(2, p.rewritten(), p.toString());
         assertEquals(1, p.removed(), p.toString());
+        assertEquals(1, p.copies(), p.toString());
         assertEquals(0, p.skippedBusy(), p.toString());
-        // S: 120 rows + 40 static rows; X: keys 20..29 (10 older rows) and key 32 (3 rows + its static row)
-        assertEquals(120 + 40 + 10 + 4, p.rowsDropped(), p.toString());
-        // S: 2 cells per row + 1 static cell per key; X: one cell per older row, key 32's 3 * 2 + 1
-        assertEquals(240 + 40 + 10 + 7, p.cellsDropped(), p.toString());
+        // X: keys 20..29 (10 older rows) and key 32 (3 rows + its static row)
+        assertEquals(10 + 4, p.rowsDropped(), p.toString());
+        // X: one cell per older row, key 32's 3 * 2 + 1
+        assertEquals(10 + 7, p.cellsDropped(), p.toString());
         assertTrue(p.bytesAfter() < p.bytesBefore(), p.toString());
         assertFalse(cfs.getLiveSSTables().contains(s));
         assertFalse(cfs.getLiveSSTables().contains(x));
