@@ -76,6 +76,14 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String awaitRebuild(long maxWaitMillis) throws Exception
+    {
+        if (maxWaitMillis < 0 || maxWaitMillis > 5000)
+            throw new IllegalArgumentException("maxWaitMillis must be in [0, 5000], got " + maxWaitMillis);
+        return NodeRebuild.await(maxWaitMillis);
+    }
+
+    @Override
     public String verify() throws Exception
     {
         return running().verify();

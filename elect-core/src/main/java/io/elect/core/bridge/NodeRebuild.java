@@ -86,6 +86,8 @@ final class NodeRebuild
     private volatile String phase = "planning";
     private volatile String state = "running";
     private volatile String error;
+    /** Counted down when run() ends, done or failed (after state is set). */
+    private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
     private final AtomicLong totalBytes = new AtomicLong(), doneBytes = new AtomicLong();
     private final AtomicInteger totalSteps = new AtomicInteger(), doneSteps = new AtomicInteger(), skipped = new AtomicInteger();
     private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
@@ -132,6 +134,15 @@ final class NodeRebuild
         t.setDaemon(true);
         t.start();
         return r.statusJson();
+    }
+
+    /** Waits until the current rebuild (if any) ends or maxWaitMillis pass; returns {@link #status()}. */
+    static String await(long maxWaitMillis) throws InterruptedException
+    {
+        NodeRebuild r = current.get();
+        if (r != null)
+            r.ended.await(maxWaitMillis, TimeUnit.MILLISECONDS);
+        return status();
     }
 
     /** The status of the current or last rebuild of this process ({"state":"none"} if there was none). */
@@ -258,6 +269,10 @@ final class NodeRebuild
             error = t.toString();
             state = "failed";
             logger.error("rebuild of {} failed in phase {} (run electtool rebuild again to resume): {}", me, phase, t.toString(), t);
+        }
+        finally
+        {
+            ended.countDown();
         }
     }
 

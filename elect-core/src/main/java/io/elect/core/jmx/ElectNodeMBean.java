@@ -44,6 +44,13 @@ public interface ElectNodeMBean
     /** The current or last rebuild's progress: state, phase, bytes done/total, steps, ETA, counts, error. */
     String getRebuildJson();
 
+    /**
+     * Waits until the current rebuild ends or {@code maxWaitMillis} (0..5000) pass, then returns
+     * {@link #getRebuildJson()}: a long poll, so that {@code electtool rebuild} sees the end at once and progress
+     * about once a second without polling fast.
+     */
+    String awaitRebuild(long maxWaitMillis) throws Exception;
+
     /** Checks every committed stripe this node holds a member of ({@code electtool verify}); a JSON report with "ok". */
     String verify() throws Exception;
 }

@@ -65,6 +65,15 @@ public final class JmxClient implements AutoCloseable
         return connection.isRegistered(new ObjectName(objectName));
     }
 
+    /** Whether the MBean has an operation of that name (a node of an older version may lack it). */
+    public boolean hasOperation(String objectName, String operation) throws Exception
+    {
+        for (javax.management.MBeanOperationInfo op : connection.getMBeanInfo(new ObjectName(objectName)).getOperations())
+            if (op.getName().equals(operation))
+                return true;
+        return false;
+    }
+
     @Override
     public void close() throws IOException
     {

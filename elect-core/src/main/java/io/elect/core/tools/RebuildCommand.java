@@ -21,7 +21,10 @@ final class RebuildCommand implements ElectTool.Command
     static final double DEFAULT_THROTTLE = 64;
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Status polls: often enough that the command ends within a quarter second of the rebuild (benchmarks time it). */
-    static final long POLL_MILLIS = 250;
+    /** Longest wait of one long poll (awaitRebuild): the progress bar's refresh period; the end is seen at once. */
+    static final long POLL_MILLIS = 1000;
+    /** Polling period against a node without awaitRebuild (older ELECT). */
+    static final long OLD_NODE_POLL_MILLIS = 250;
 
     @Override
     public String summary()
@@ -68,10 +71,18 @@ final class RebuildCommand implements ElectTool.Command
             return 0;
         }
         boolean tty = System.console() != null && !json;
+        boolean longPoll = node.hasOperation(ElectNodeMBean.OBJECT_NAME, "awaitRebuild");
         long lastLine = 0;
         while (true)
         {
-            String doc = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "RebuildJson");
+            String doc;
+            if (longPoll)
+                doc = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "awaitRebuild", new Object[]{ POLL_MILLIS }, new String[]{ "long" });
+            else
+            {
+                Thread.sleep(OLD_NODE_POLL_MILLIS);
+                doc = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "RebuildJson");
+            }
             JsonNode s = JSON.readTree(doc);
             String state = s.path("state").asText();
             if (!state.equals("running"))
@@ -94,7 +105,6 @@ final class RebuildCommand implements ElectTool.Command
                 lastLine = now;
             }
             out.flush();
-            Thread.sleep(POLL_MILLIS);
         }
     }
 
