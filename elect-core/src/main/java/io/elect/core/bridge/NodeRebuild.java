@@ -24,7 +24,6 @@ import org.slf4j.LoggerFactory;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
 import org.apache.cassandra.dht.Token;
-import org.apache.cassandra.io.sstable.format.SSTableReader;
 import org.apache.cassandra.locator.InetAddressAndPort;
 import org.apache.cassandra.locator.Replica;
 import org.apache.cassandra.service.StorageService;
@@ -69,8 +68,6 @@ final class NodeRebuild
     /** How a rebuilding node refuses SNAPSHOT (the coordinator recognizes it and logs one line). */
     static final String REFUSAL = "is being rebuilt (electtool rebuild); no snapshot until it ends";
     private static final AtomicReference<NodeRebuild> current = new AtomicReference<>();
-    /** How long the purge phase retries SSTables held by a compaction or a maintenance purge. */
-    static final long PURGE_BUSY_WAIT_MILLIS = 30_000;
 
     private final LocalTransitionOps ops;
     private final ElectStripeStore store;
@@ -213,46 +210,34 @@ final class NodeRebuild
                     parities.add(step("parity/" + r.id() + "/" + j, r.codeLength(), () -> restore.parity(table, r, index)));
                 }
             }
-            // Streaming needs nothing the primaries phase builds (stubs, which need the restored primaries, are left
-            // out of streams), so it runs beside primaries and parity. Compaction of the tables being rebuilt waits
-            // until the purge: it would rewrite streamed copies that the purge is about to drop, and hold them busy.
-            List<ColumnFamilyStore> tables = electTables();
-            List<ColumnFamilyStore> paused = pauseCompaction(tables);
+            // Three independent lanes run at once, then the purge. Streaming needs nothing the others build (stubs,
+            // which need the primaries of other nodes, are left out of streams); stubs need only other nodes (their
+            // components and data); parity regeneration may read this node's restored primaries, so it follows them.
+            // Compaction of the tables being rebuilt waits until the purge: it would rewrite streamed copies that the
+            // purge is about to drop, and hold them busy.
+            List<ColumnFamilyStore> tables = RebuildPurge.electTables(keyspace);
+            List<ColumnFamilyStore> paused = RebuildPurge.pauseCompaction(tables);
             try
             {
-                Thread streamer = null;
-                AtomicReference<Throwable> streamError = new AtomicReference<>();
+                List<Thread> lanes = new ArrayList<>();
+                AtomicReference<Throwable> laneError = new AtomicReference<>();
+                lanes.add(lane("primaries", laneError, rename -> {
+                    runAll("primaries", primaries, parallelism);
+                    rename.accept("parity");
+                    runAll("parity", parities, parallelism);
+                }));
                 if (stream)
                 {
                     Runnable streamStep = step("stream", 0, this::streamAll);
-                    streamer = new Thread(() -> {
-                        try
-                        {
-                            streamStep.run();
-                        }
-                        catch (Throwable t)
-                        {
-                            streamError.set(t);
-                        }
-                    }, "elect-rebuild-stream");
-                    streamer.setDaemon(true);
-                    streamer.start();
+                    lanes.add(lane("stream", laneError, rename -> streamStep.run()));
                 }
-                phase = stream ? "primaries, stream" : "primaries";
-                runAll(primaries, parallelism);
-                phase = stream ? "parity, stream" : "parity";
-                runAll(parities, parallelism);
-                if (streamer != null)
-                {
-                    phase = "stream";
-                    streamer.join();
-                    if (streamError.get() != null)
-                        throw streamError.get();
-                }
-                phase = "stubs";
-                runAll(stubs, parallelism);
+                lanes.add(lane("stubs", laneError, rename -> runAll("stubs", stubs, parallelism)));
+                for (Thread lane : lanes)
+                    lane.join();
+                if (laneError.get() != null)
+                    throw laneError.get();
                 phase = "purge";
-                purge(tables, restore.restored());
+                count("purge_passes", RebuildPurge.purge(me, tables, restore.restored(), parallelism));
             }
             finally
             {
@@ -305,12 +290,12 @@ final class NodeRebuild
         };
     }
 
-    private void runAll(List<Runnable> steps, int threads) throws Exception
+    private void runAll(String name, List<Runnable> steps, int threads) throws Exception
     {
         if (steps.isEmpty())
             return;
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, steps.size()), r -> {
-            Thread t = new Thread(r, "elect-rebuild-" + phase);
+            Thread t = new Thread(r, "elect-rebuild-" + name);
             t.setDaemon(true);
             return t;
         });
@@ -341,6 +326,53 @@ final class NodeRebuild
         }
     }
 
+    /** The phases running now, in lane order (the status's "phase" joins them). */
+    private final List<String> activePhases = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @FunctionalInterface
+    private interface LaneBody
+    {
+        /** @param rename renames this lane's phase in the status */
+        void run(java.util.function.Consumer<String> rename) throws Exception;
+    }
+
+    /** Starts one lane of the rebuild in its own thread; its first failure is kept in error (the others run on). */
+    private Thread lane(String name, AtomicReference<Throwable> error, LaneBody body)
+    {
+        AtomicReference<String> current = new AtomicReference<>(name);
+        lanePhase(null, name);
+        Thread t = new Thread(() -> {
+            try
+            {
+                body.run(to -> lanePhase(current.getAndSet(to), to));
+            }
+            catch (Throwable e)
+            {
+                error.compareAndSet(null, e);
+            }
+            finally
+            {
+                lanePhase(current.get(), null);
+            }
+        }, "elect-rebuild-lane-" + name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Lane phase 'from' became 'to' (from null: a lane started; to null: the lane ended). */
+    private synchronized void lanePhase(String from, String to)
+    {
+        int i = from == null ? -1 : activePhases.indexOf(from);
+        if (i >= 0 && to == null)
+            activePhases.remove(i);
+        else if (i >= 0)
+            activePhases.set(i, to);
+        else if (to != null)
+            activePhases.add(to);
+        phase = String.join(", ", activePhases);
+    }
+
     /** Throttles and accounts bytes of decoded or regenerated data. */
     private void progressBytes(long bytes)
     {
@@ -354,7 +386,7 @@ final class NodeRebuild
         count(what, 1);
     }
 
-    private void count(String what, int n)
+    void count(String what, int n)
     {
         counts.computeIfAbsent(what, x -> new AtomicInteger()).addAndGet(n);
     }
@@ -394,109 +426,6 @@ final class NodeRebuild
             return;
         ops.stubInstall(status.stub(), false); // purged against every stub at once in the purge phase
         count("stubs_installed");
-    }
-
-    /** The live ELECT tables this rebuild covers. */
-    private List<ColumnFamilyStore> electTables()
-    {
-        List<ColumnFamilyStore> out = new ArrayList<>();
-        for (List<String> t : ElectTables.registered())
-        {
-            ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(t.get(0), t.get(1));
-            if (cfs != null && (keyspace == null || keyspace.equals(t.get(0))))
-                out.add(cfs);
-        }
-        return out;
-    }
-
-    /** Disables autocompaction of the tables that have it on; returns those (to enable again). Not persisted. */
-    private static List<ColumnFamilyStore> pauseCompaction(List<ColumnFamilyStore> tables)
-    {
-        List<ColumnFamilyStore> paused = new ArrayList<>();
-        for (ColumnFamilyStore cfs : tables)
-        {
-            if (cfs.isAutoCompactionDisabled())
-                continue;
-            cfs.disableAutoCompaction();
-            paused.add(cfs);
-        }
-        return paused;
-    }
-
-    /**
-     * Purges, table by table, the streamed copies that the stubs and the restored primaries shadow, in one pass over
-     * each SSTable against all of them (SecondaryStubs.purge), {@code parallelism} SSTables at a time. SSTables a compaction or a maintenance purge holds are
-     * retried for up to {@link #PURGE_BUSY_WAIT_MILLIS}; what is still busy then is left to the periodic re-purge.
-     */
-    private void purge(List<ColumnFamilyStore> tables, List<SSTableReader> restoredPrimaries) throws IOException, InterruptedException
-    {
-        ExecutorService pool = Executors.newFixedThreadPool(parallelism, r -> {
-            Thread t = new Thread(r, "elect-rebuild-purge");
-            t.setDaemon(true);
-            return t;
-        });
-        try
-        {
-            for (ColumnFamilyStore cfs : tables)
-                purge(cfs, restoredPrimaries, pool);
-        }
-        finally
-        {
-            pool.shutdownNow();
-        }
-    }
-
-    private void purge(ColumnFamilyStore cfs, List<SSTableReader> restoredPrimaries, ExecutorService pool) throws IOException, InterruptedException
-    {
-        long start = System.nanoTime(), until = start + TimeUnit.MILLISECONDS.toNanos(PURGE_BUSY_WAIT_MILLIS);
-        long before = 0, after = 0;
-        int rewritten = 0, passes = 0;
-        List<SSTableReader> busy;
-        do
-        {
-            if (passes > 0)
-                Thread.sleep(200);
-            List<SSTableReader> shadows = new ArrayList<>();
-            Set<SSTableReader> live = cfs.getLiveSSTables();
-            for (SSTableReader r : live)
-                if (LocalTransitionOps.isStub(r))
-                    shadows.add(r);
-            for (SSTableReader p : restoredPrimaries)
-                if (live.contains(p))
-                    shadows.add(p);
-            // parallelism disjoint shares of the SSTables, purged at once (each holds only its own SSTables)
-            List<Future<SecondaryStubs.PurgeStats>> shares = new ArrayList<>();
-            for (int i = 0; i < parallelism; i++)
-            {
-                int share = i;
-                shares.add(pool.submit(() -> SecondaryStubs.purge(cfs, shadows, x -> !FrozenSSTables.isFrozen(x)
-                                                                                     && Math.floorMod(x.descriptor.id.hashCode(), parallelism) == share)));
-            }
-            passes++;
-            busy = new ArrayList<>();
-            for (Future<SecondaryStubs.PurgeStats> f : shares)
-            {
-                SecondaryStubs.PurgeStats st;
-                try
-                {
-                    st = f.get();
-                }
-                catch (java.util.concurrent.ExecutionException e)
-                {
-                    throw e.getCause() instanceof IOException ? (IOException) e.getCause()
-                                                              : new IOException("purge of " + cfs.metadata() + " failed: " + e.getCause(), e.getCause());
-                }
-                before += st.bytesBefore();
-                after += st.bytesAfter();
-                rewritten += st.rewritten();
-                busy.addAll(st.busy());
-            }
-        }
-        while (!busy.isEmpty() && System.nanoTime() - until < 0);
-        count("purge_passes", passes);
-        logger.info("rebuild of {}: purge of {} against its stubs and restored primaries: {} SSTables rewritten, {} -> {} bytes, "
-                    + "{} still busy (left to the periodic re-purge), {} passes ({} ms)", me, cfs.metadata(), rewritten, before,
-                    after, busy.size(), passes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     private static Member firstReal(StripeRecord r)
