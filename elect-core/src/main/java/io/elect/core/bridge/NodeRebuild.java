@@ -396,7 +396,20 @@ final class NodeRebuild
         long start = System.nanoTime();
         try
         {
-            StorageService.instance.rebuild(null, keyspace, null, null);
+            // keyspaces with ELECT tables stream each range from a secondary (RebuildSources): a primary would send
+            // its encoded SSTables whole; the others stream as Cassandra's rebuild chooses
+            Set<String> elect = new java.util.HashSet<>();
+            for (List<String> t : ElectTables.registered())
+                elect.add(t.get(0));
+            List<String> keyspaces = keyspace != null ? List.of(keyspace)
+                                                      : new ArrayList<>(org.apache.cassandra.schema.Schema.instance.distributedKeyspaces().names());
+            for (String ks : keyspaces)
+            {
+                if (elect.contains(ks))
+                    RebuildSources.stream(ks);
+                else
+                    StorageService.instance.rebuild(null, ks, null, null);
+            }
         }
         catch (RuntimeException e)
         {
