@@ -190,7 +190,9 @@ public class FaultInjectionTest
     {
         Faults lose = new Faults(0, 0, 0, 0, 0, 0.5, 0);
         FaultInjectingBlobStore blobs = new FaultInjectingBlobStore(new InMemoryBlobStore(), seed, lose);
-        try (FramedColdStore verifying = new FramedColdStore("verify", blobs, fastRetries(10).withVerifyPuts(true));
+        // each write is lost with probability 1/2: with 10 attempts a verified put fails about once in 1024, i.e. one
+        // run in 34 over 30 objects (seen in CI); 40 attempts make that 30 / 2^40
+        try (FramedColdStore verifying = new FramedColdStore("verify", blobs, fastRetries(40).withVerifyPuts(true));
              FramedColdStore trusting = new FramedColdStore("trust", blobs, fastRetries(10)))
         {
             int lost = 0;
