@@ -326,8 +326,8 @@ final class NodeRebuild
         }
     }
 
-    /** The phases running now, in lane order (the status's "phase" joins them). */
-    private final List<String> activePhases = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The phases running now, in lane order (the status's "phase" joins them); guarded by lanePhase's monitor. */
+    private final List<String> activePhases = new ArrayList<>();
 
     @FunctionalInterface
     private interface LaneBody

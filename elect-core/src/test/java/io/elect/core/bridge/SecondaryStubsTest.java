@@ -126,15 +126,22 @@ class SecondaryStubsTest
         return c;
     }
 
-    @Test
-    void installAndPurge() throws Exception
+    /** Table t of KS (k, c, v, w, static s) with compaction off, so that every flush stays its own SSTable. */
+    private static ColumnFamilyStore createTable(String t)
     {
-        String t = "t";
         cql("CREATE KEYSPACE IF NOT EXISTS " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
         cql("CREATE TABLE " + KS + "." + t + " (k int, c int, v text, w int, s text static, PRIMARY KEY (k, c))"
             + " WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}");
         ColumnFamilyStore cfs = Keyspace.open(KS).getColumnFamilyStore(t);
         cfs.disableAutoCompaction();
+        return cfs;
+    }
+
+    @Test
+    void installAndPurge() throws Exception
+    {
+        String t = "t";
+        ColumnFamilyStore cfs = createTable(t);
 
         // S: keys 0..39, clusterings 0..2, all at timestamp 1000
         for (int k = 0; k < 40; k++)
@@ -281,11 +288,7 @@ class SecondaryStubsTest
     void purgeAgainstSeveralShadowsInOnePass() throws Exception
     {
         String t = "multi";
-        cql("CREATE KEYSPACE IF NOT EXISTS " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-        cql("CREATE TABLE " + KS + "." + t + " (k int, c int, v text, w int, s text static, PRIMARY KEY (k, c))"
-            + " WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}");
-        ColumnFamilyStore cfs = Keyspace.open(KS).getColumnFamilyStore(t);
-        cfs.disableAutoCompaction();
+        ColumnFamilyStore cfs = createTable(t);
         // A: keys 0..19, rows c = 0 and 1, v at 1000; B: keys 10..29, row c = 0, w at 1500
         for (int k = 0; k < 20; k++)
             for (int c = 0; c < 2; c++)
