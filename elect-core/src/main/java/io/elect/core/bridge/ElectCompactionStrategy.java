@@ -73,6 +73,8 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     /** Placement of a frozen SSTable ({@link FrozenSSTables#isFrozen}): in no tree, never compacted. */
     static final int FROZEN = Integer.MIN_VALUE + 1;
 
+    /** The node's adapter parts (frozen registry, role map, table registry), through the hand-off. */
+    private final Bridge bridge;
     private final Map<String, String> treeOptions;
     private final Map<Integer, LeveledCompactionStrategy> trees = new TreeMap<>();
     private final Map<SSTableReader, Integer> placement = new HashMap<>();
@@ -85,7 +87,8 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     {
         super(cfs, options);
         this.treeOptions = new HashMap<>(options);
-        ElectTables.registerTable(cfs);
+        this.bridge = NodeHandoff.bridge();
+        bridge.tables().registerTable(cfs);
     }
 
     // ---- role map --------------------------------------------------------------------------------------------
@@ -93,14 +96,14 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     /** The role map in force for this table, re-classifying all SSTables if it changed. */
     public synchronized RoleRanges<Token> currentRoles()
     {
-        RoleRanges<Token> now = RoleRangesSource.forKeyspace(cfs.getKeyspaceName());
+        RoleRanges<Token> now = bridge.roles().forKeyspace(cfs.getKeyspaceName());
         if (now == roles)
             return now;
         RoleRanges<Token> before = roles;
         roles = now;
         if (before == null)
             return now;
-        long start = System.nanoTime();
+        long start = bridge.node().clock().nanoTime();
         int moved = 0;
         for (SSTableReader sstable : new ArrayList<>(placement.keySet()))
         {
@@ -115,14 +118,14 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         if (!placement.isEmpty())
             logger.info("ELECT role map of {}.{} changed: {} of {} SSTables moved, {} misfits to re-split ({} ms)",
                         cfs.getKeyspaceName(), cfs.getTableName(), moved, placement.size(), misfits.size(),
-                        (System.nanoTime() - start) / 1_000_000);
+                        (bridge.node().clock().nanoTime() - start) / 1_000_000);
         return now;
     }
 
     /** Where the SSTable belongs now: {@link #FROZEN}, else its role by range. */
     private int classify(SSTableReader sstable)
     {
-        return FrozenSSTables.isFrozen(sstable) ? FROZEN : roleOf(sstable);
+        return bridge.frozen().isFrozen(sstable) ? FROZEN : roleOf(sstable);
     }
 
     /** The role holding the SSTable's whole range, or {@link #MISFIT}. */
@@ -141,7 +144,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
             if (started)
                 tree.startup();
             trees.put(role, tree);
-            ElectTables.ensureRoleMetrics(cfs, role);
+            bridge.tables().ensureRoleMetrics(cfs, role);
         }
         return tree;
     }
@@ -301,7 +304,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     public synchronized void startup()
     {
         started = true;
-        FrozenSSTables.collectOnce(cfs);
+        bridge.frozen().collectOnce(cfs);
         super.startup();
         for (LeveledCompactionStrategy tree : trees.values())
             tree.startup();
@@ -398,7 +401,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         List<SSTableReader> sstables = new ArrayList<>(requested.size());
         List<SSTableReader> skipped = new ArrayList<>();
         for (SSTableReader sstable : requested)
-            (FrozenSSTables.isFrozen(sstable) ? skipped : sstables).add(sstable);
+            (bridge.frozen().isFrozen(sstable) ? skipped : sstables).add(sstable);
         if (!skipped.isEmpty())
             logger.info("ELECT user-defined compaction of {}.{} skips {} frozen SSTables: {}", cfs.getKeyspaceName(),
                         cfs.getTableName(), skipped.size(), skipped);
@@ -420,7 +423,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     {
         List<SSTableReader> frozenInputs = new ArrayList<>();
         for (SSTableReader sstable : txn.originals())
-            if (FrozenSSTables.isFrozen(sstable))
+            if (bridge.frozen().isFrozen(sstable))
                 frozenInputs.add(sstable);
         if (!frozenInputs.isEmpty())
         {

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.elect.core.config.ActiveConfig;
 import io.elect.core.config.ElectConfigException;
 import io.elect.core.config.ElectYaml;
 import org.apache.cassandra.config.Config;
@@ -23,7 +22,7 @@ import org.apache.cassandra.exceptions.ConfigurationException;
 /**
  * Cassandra's configuration loader, plugged in with {@code -Dcassandra.config.loader}: takes the {@code elect:}
  * section out of cassandra.yaml, validates it (see {@link io.elect.core.config.ElectConfig}), publishes it in
- * {@link ActiveConfig}, and hands the rest of the file, unchanged, to Cassandra's {@link YamlConfigurationLoader}.
+ * {@link NodeHandoff}, and hands the rest of the file, unchanged, to Cassandra's {@link YamlConfigurationLoader}.
  * The file is located exactly as Cassandra does: {@code -Dcassandra.config} as a URL, else a classpath resource.
  */
 public class ElectConfigurationLoader implements ConfigurationLoader
@@ -46,9 +45,9 @@ public class ElectConfigurationLoader implements ConfigurationLoader
         }
         // Cassandra calls the loader several times during start-up: log the section once, or when it changes.
         String text = split.config.toString();
-        if (!text.equals(String.valueOf(ActiveConfig.getIfSet())))
+        if (!text.equals(String.valueOf(NodeHandoff.loadedConfig())))
             logger.info("ELECT configuration from {}: {}", url, text);
-        ActiveConfig.set(split.config);
+        NodeHandoff.configLoaded(split.config);
         return new YamlConfigurationLoader().loadConfig(inMemoryUrl(split.cassandraYaml));
     }
 

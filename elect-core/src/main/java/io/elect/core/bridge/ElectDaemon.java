@@ -1,14 +1,20 @@
 package io.elect.core.bridge;
 
+
+import java.io.IOException;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.elect.core.ElectVersion;
-import io.elect.core.config.ActiveConfig;
 import io.elect.core.config.ColdTierStores;
 import io.elect.core.config.ElectConfig;
 import io.elect.core.config.ElectConfigException;
 import io.elect.core.config.ElectYaml;
+import io.elect.core.node.ElectNode;
+import io.elect.core.node.NodeExecutors;
+import io.elect.core.transport.NettyTransport;
+import io.elect.core.transport.TransportOptions;
 import org.apache.cassandra.exceptions.ConfigurationException;
 import org.apache.cassandra.service.CassandraDaemon;
 
@@ -30,9 +36,11 @@ public final class ElectDaemon
         String javaVersion = System.getProperty("java.specification.version");
         if (!"17".equals(javaVersion))
             fail("ELECT nodes run on Java 17 (Cassandra 5.0.9 does not start on Java " + javaVersion + "); set JAVA_HOME to a Java 17 JDK");
+        ElectConfig validated = null;
         try
         {
             ElectYaml.Split split = ElectConfigurationLoader.load(ElectConfigurationLoader.configUrl());
+            validated = split.config;
             logger.info("ELECT {} starting; elect: {}", ElectVersion.get(), split.config);
         }
         catch (ElectConfigException e)
@@ -45,23 +53,34 @@ public final class ElectDaemon
         }
         System.setProperty("cassandra.config.loader", ElectConfigurationLoader.class.getName());
 
+        // The node object exists before Cassandra starts: Cassandra opens tiered SSTables and creates compaction
+        // strategies during its start-up, and they reach the node through the hand-off.
+        ElectConfig config = NodeHandoff.loadedConfig() != null ? NodeHandoff.loadedConfig() : validated;
+        ElectNode node = ElectNode.create(config, CassandraMetrics.REGISTRAR);
+        registerColdTier(node);
+        Bridge bridge = new Bridge(node);
+        NodeHandoff.install(bridge);
+
         CassandraDaemon.main(args);
         try
         {
-            ElectJmxNode.register();
+            ElectJmxNode.register(bridge);
         }
         catch (Exception e)
         {
             logger.error("ELECT could not register its JMX beans", e);
         }
-        registerColdTier(ActiveConfig.get());
         try
         {
-            TransitionService.start(ActiveConfig.get());
+            NettyTransport transport = new NettyTransport(bridge.ring().self(), config.transportPort,
+                                                          TransportOptions.fromConfig(config), bridge.ring());
+            node.start(new ElectNode.Seams(bridge.localTables(), bridge.ring(), new ElectStripeStore(node.clock()), ElectStateDir.root(),
+                                           transport, NodeExecutors.THREADS));
+            node.scheduleRounds();
         }
-        catch (RuntimeException e)
+        catch (IOException | RuntimeException e)
         {
-            logger.error("ELECT transitioning did not start; this node serves reads and writes but takes no part in stripes", e);
+            logger.error("ELECT services did not start; this node serves reads and writes but takes no part in stripes", e);
         }
         logger.info("ELECT {} node started", ElectVersion.get());
     }
@@ -71,13 +90,14 @@ public final class ElectDaemon
      * name it in their sidecar). A cold tier that cannot be set up does not stop the node: reads of cold data then
      * fail with a clear error until it is fixed, everything else works.
      */
-    private static void registerColdTier(ElectConfig config)
+    private static void registerColdTier(ElectNode node)
     {
+        ElectConfig config = node.config();
         if (!config.offloadEnabled)
             return;
         try
         {
-            TieredSSTables.registerStore(ColdTierStores.DEFAULT_STORE, ColdTierStores.open(config.coldTier));
+            node.registerColdStore(ColdTierStores.DEFAULT_STORE, ColdTierStores.open(config.coldTier));
         }
         catch (RuntimeException e)
         {

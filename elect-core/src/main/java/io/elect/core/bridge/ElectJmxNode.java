@@ -1,27 +1,39 @@
 package io.elect.core.bridge;
 
 import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
-import io.elect.core.ElectVersion;
-import io.elect.core.config.ActiveConfig;
-import io.elect.core.jmx.ElectNodeMBean;
 import org.apache.cassandra.service.StorageService;
 import org.apache.cassandra.utils.FBUtilities;
 
-/** The {@link ElectNodeMBean} of a running node, backed by Cassandra's StorageService. */
+import io.elect.core.ElectVersion;
+import io.elect.core.config.Json;
+import io.elect.core.jmx.ElectNodeMBean;
+import io.elect.core.node.ElectNode;
+
+/** The {@link ElectNodeMBean} of a running node: Cassandra's facts from its StorageService, ELECT's from the node. */
 public final class ElectJmxNode implements ElectNodeMBean
 {
-    private final long startedAtMillis = System.currentTimeMillis();
+    private final ElectNode node;
+    private final long startedAtMillis;
+
+    private ElectJmxNode(ElectNode node)
+    {
+        this.node = node;
+        this.startedAtMillis = node.clock().millis();
+    }
 
     /** Registers the node MBean in the platform MBean server (the one Cassandra's JMX port serves). Idempotent. */
-    public static void register() throws Exception
+    public static void register(Bridge bridge) throws Exception
     {
         ObjectName name = new ObjectName(OBJECT_NAME);
         var server = ManagementFactory.getPlatformMBeanServer();
         if (!server.isRegistered(name))
-            server.registerMBean(new StandardMBean(new ElectJmxNode(), ElectNodeMBean.class), name);
+            server.registerMBean(new StandardMBean(new ElectJmxNode(bridge.node()), ElectNodeMBean.class), name);
     }
 
     @Override
@@ -51,28 +63,25 @@ public final class ElectJmxNode implements ElectNodeMBean
     @Override
     public String getConfigJson()
     {
-        return ActiveConfig.get().toString();
+        return node.config().toString();
     }
 
     @Override
     public String getStorageJson()
     {
-        TransitionService t = TransitionService.instance();
-        if (t == null)
-            throw new IllegalStateException("ELECT transitioning is not running on this node (see its log)");
-        return t.storageJson();
+        return node.storageJson();
     }
 
     @Override
     public String startRebuild(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws Exception
     {
-        return running().startRebuild(parallelism, throttleMiBps, stream, keyspace == null || keyspace.isEmpty() ? null : keyspace);
+        return node.startRebuild(parallelism, throttleMiBps, stream, keyspace == null || keyspace.isEmpty() ? null : keyspace);
     }
 
     @Override
     public String getRebuildJson()
     {
-        return NodeRebuild.status();
+        return node.rebuilds().status();
     }
 
     @Override
@@ -80,26 +89,33 @@ public final class ElectJmxNode implements ElectNodeMBean
     {
         if (maxWaitMillis < 0 || maxWaitMillis > 5000)
             throw new IllegalArgumentException("maxWaitMillis must be in [0, 5000], got " + maxWaitMillis);
-        return NodeRebuild.await(maxWaitMillis);
+        return node.rebuilds().await(maxWaitMillis);
     }
 
     @Override
     public String verify() throws Exception
     {
-        return running().verify();
+        return node.verify();
     }
 
-    private static TransitionService running()
+    @Override
+    public String getCoderJson()
     {
-        TransitionService t = TransitionService.instance();
-        if (t == null)
-            throw new IllegalStateException("ELECT transitioning is not running on this node (see its log)");
-        return t;
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("configured", node.tiered().coders().configured());
+        doc.put("in_use", node.tiered().coders().resolved());
+        return Json.write(doc);
+    }
+
+    @Override
+    public String getMetricsJson()
+    {
+        return Json.write(node.metricsSnapshot());
     }
 
     @Override
     public long getUptimeMillis()
     {
-        return System.currentTimeMillis() - startedAtMillis;
+        return node.clock().millis() - startedAtMillis;
     }
 }

@@ -5,11 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import io.elect.core.transition.StripeId;
-import io.elect.core.transition.StripeRecord;
-import io.elect.core.transition.StripeRecordCodec;
-import io.elect.core.transition.StripeState;
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeRecordCodec;
+import io.elect.core.stripes.StripeState;
 import io.elect.core.transition.StripeStore;
+import io.elect.core.util.Clock;
 import org.apache.cassandra.cql3.QueryHandler;
 import org.apache.cassandra.cql3.QueryOptions;
 import org.apache.cassandra.cql3.QueryProcessor;
@@ -38,17 +39,19 @@ public final class ElectStripeStore implements StripeStore
 
     private final ConsistencyLevel write;
     private final ConsistencyLevel serial;
+    private final Clock clock;
 
     /** QUORUM / SERIAL: what a multi-node cluster needs. */
-    public ElectStripeStore()
+    public ElectStripeStore(Clock clock)
     {
-        this(ConsistencyLevel.QUORUM, ConsistencyLevel.SERIAL);
+        this(ConsistencyLevel.QUORUM, ConsistencyLevel.SERIAL, clock);
     }
 
-    public ElectStripeStore(ConsistencyLevel write, ConsistencyLevel serial)
+    public ElectStripeStore(ConsistencyLevel write, ConsistencyLevel serial, Clock clock)
     {
         this.write = write;
         this.serial = serial;
+        this.clock = clock;
     }
 
     @Override
@@ -125,6 +128,19 @@ public final class ElectStripeStore implements StripeStore
             return false; // no such row
         throw new IllegalStateException("delete: stripe " + id + " is " + StripeState.ofCode(row.getInt("state"))
                                         + ", only ROLLED_BACK rows are removed");
+    }
+
+    /** Creates (or widens the replication of) the keyspace and table: {@link ElectSystemKeyspace#ensure()}. */
+    @Override
+    public void ensureReady()
+    {
+        ElectSystemKeyspace.ensure(clock);
+    }
+
+    @Override
+    public boolean ready()
+    {
+        return ElectSystemKeyspace.exists();
     }
 
     private static StripeRecord decode(UntypedResultSet.Row row)

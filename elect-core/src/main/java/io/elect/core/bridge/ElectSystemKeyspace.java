@@ -2,6 +2,7 @@ package io.elect.core.bridge;
 
 import java.util.UUID;
 
+import io.elect.core.util.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,11 +46,11 @@ public final class ElectSystemKeyspace
     }
 
     /** Creates the keyspace and tables if absent. Idempotent; REQUIRES: the node has joined the ring. */
-    public static synchronized void ensure()
+    public static synchronized void ensure(Clock clock)
     {
         if (exists() && currentFactor() >= Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size())))
             return;
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         int rf = Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size()));
         if (Schema.instance.getKeyspaceMetadata(KEYSPACE) == null)
             QueryProcessor.execute("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
@@ -73,6 +74,6 @@ public final class ElectSystemKeyspace
                                    + " AND comment = 'ELECT stripe metadata, docs/formats/stripe-metadata.md'",
                                    ConsistencyLevel.ONE);
         logger.info("ELECT system keyspace {} ready (replication factor at creation {}) in {} ms", KEYSPACE, rf,
-                    (System.nanoTime() - start) / 1_000_000);
+                    (clock.nanoTime() - start) / 1_000_000);
     }
 }

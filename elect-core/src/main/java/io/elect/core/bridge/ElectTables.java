@@ -42,18 +42,20 @@ public final class ElectTables implements ElectTablesMBean
     /** LCS's maximum number of levels (LeveledGenerations.MAX_LEVEL_COUNT). */
     static final int LEVELS = 9;
 
-    private static final ElectTables instance = new ElectTables();
     /** "keyspace.table" names of tables that have had an ELECT strategy on this node. */
-    private static final Set<List<String>> tables = ConcurrentHashMap.newKeySet();
-    private static final Set<String> registeredMetrics = ConcurrentHashMap.newKeySet();
-    private static volatile boolean mbeanRegistered;
+    private final Set<List<String>> tables = ConcurrentHashMap.newKeySet();
+    private final Set<String> registeredMetrics = ConcurrentHashMap.newKeySet();
+    private final RoleRangesSource roles;
+    private volatile boolean mbeanRegistered;
 
-    private ElectTables()
+    /** One per node (the adapter's {@link Bridge}); strategies reach it through {@link NodeHandoff}. */
+    public ElectTables(RoleRangesSource roles)
     {
+        this.roles = roles;
     }
 
     /** Called from every strategy constructor: MUST NOT touch the (possibly half-built) table. */
-    static void registerTable(ColumnFamilyStore cfs)
+    void registerTable(ColumnFamilyStore cfs)
     {
         if (tables.add(List.of(cfs.getKeyspaceName(), cfs.getTableName())))
         {
@@ -65,7 +67,7 @@ public final class ElectTables implements ElectTablesMBean
         }
     }
 
-    private static synchronized void registerMBean()
+    private synchronized void registerMBean()
     {
         if (mbeanRegistered)
             return;
@@ -73,7 +75,7 @@ public final class ElectTables implements ElectTablesMBean
         {
             ObjectName name = new ObjectName(MBEAN_NAME);
             if (!MBeanWrapper.instance.isRegistered(name))
-                MBeanWrapper.instance.registerMBean(instance, name);
+                MBeanWrapper.instance.registerMBean(this, name);
             mbeanRegistered = true;
         }
         catch (Exception e)
@@ -83,7 +85,7 @@ public final class ElectTables implements ElectTablesMBean
     }
 
     /** Registers the per-level gauges of {@code role} for the table (idempotent). */
-    static void ensureRoleMetrics(ColumnFamilyStore cfs, int role)
+    void ensureRoleMetrics(ColumnFamilyStore cfs, int role)
     {
         String ks = cfs.getKeyspaceName();
         String table = cfs.getTableName();
@@ -101,7 +103,7 @@ public final class ElectTables implements ElectTablesMBean
         return stats == null || stats[which].length <= level ? 0L : stats[which][level];
     }
 
-    private static void register(String name, String scope, Gauge<Long> gauge)
+    private void register(String name, String scope, Gauge<Long> gauge)
     {
         if (!registeredMetrics.add(name + '/' + scope))
             return;
@@ -129,7 +131,7 @@ public final class ElectTables implements ElectTablesMBean
     }
 
     /** The ELECT tables this node has seen start (keyspace, table), in no particular order. */
-    static List<List<String>> registered()
+    List<List<String>> registered()
     {
         return new ArrayList<>(tables);
     }
@@ -232,10 +234,10 @@ public final class ElectTables implements ElectTablesMBean
     {
         if (keyspace == null || org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace) == null)
             throw new IllegalArgumentException("keyspace " + keyspace + " does not exist");
-        return RoleRangesSource.forKeyspace(keyspace).toJson();
+        return roles.forKeyspace(keyspace).toJson();
     }
 
-    private static String document(List<List<String>> names)
+    private String document(List<List<String>> names)
     {
         StringBuilder sb = new StringBuilder();
         sb.append("{\"version\":1,\"node\":\"").append(FBUtilities.getBroadcastAddressAndPort()).append("\",\"tables\":[");
@@ -284,7 +286,7 @@ public final class ElectTables implements ElectTablesMBean
             if (!firstKs)
                 sb.append(',');
             firstKs = false;
-            sb.append('"').append(ks).append("\":").append(RoleRangesSource.forKeyspace(ks).toJson());
+            sb.append('"').append(ks).append("\":").append(roles.forKeyspace(ks).toJson());
         }
         return sb.append("}}").toString();
     }

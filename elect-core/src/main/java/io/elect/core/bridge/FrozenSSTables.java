@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import io.elect.core.util.ChecksummedTextFile;
+import io.elect.core.util.Clock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +52,7 @@ import org.apache.cassandra.io.sstable.format.SSTableReader;
  * ELECT strategy starts, and at every registry write.
  *
  * <p>Thread-safety: registries are cached per table as immutable snapshots in a concurrent map (lock-free reads,
- * which strategies do under their own monitor); writers serialize on this class's monitor and NEVER call into a
+ * which strategies do under their own monitor); writers serialize on this instance's monitor and NEVER call into a
  * strategy while holding it (strategies call {@link #isFrozen} under theirs: no lock cycle).
  */
 public final class FrozenSSTables
@@ -68,12 +69,15 @@ public final class FrozenSSTables
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
     /** "ks.table" -> (id -> tag), immutable snapshots; absent = not loaded yet. */
-    private static final Map<String, Map<String, String>> registries = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> registries = new ConcurrentHashMap<>();
     /** Tables whose registry was garbage-collected by this process. */
-    private static final Set<String> collected = ConcurrentHashMap.newKeySet();
+    private final Set<String> collected = ConcurrentHashMap.newKeySet();
+    private final Clock clock;
 
-    private FrozenSSTables()
+    /** One per node (the adapter's {@link Bridge} holds it; strategies reach it through {@link NodeHandoff}). */
+    public FrozenSSTables(Clock clock)
     {
+        this.clock = clock;
     }
 
     // ---- queries ---------------------------------------------------------------------------------------------
@@ -82,7 +86,7 @@ public final class FrozenSSTables
      * True if r is tiered or registered as frozen. Loads the table's registry on first use.
      * @throws UncheckedIOException if the registry file is unreadable or corrupt
      */
-    public static boolean isFrozen(SSTableReader r)
+    public boolean isFrozen(SSTableReader r)
     {
         if (TieredSSTables.isTiered(r))
             return true;
@@ -90,7 +94,7 @@ public final class FrozenSSTables
     }
 
     /** The registry of the table: SSTable id ({@code SSTableId.toString()}) -> tag; a snapshot, sorted by id. */
-    public static Map<String, String> frozen(ColumnFamilyStore cfs) throws IOException
+    public Map<String, String> frozen(ColumnFamilyStore cfs) throws IOException
     {
         try
         {
@@ -108,7 +112,7 @@ public final class FrozenSSTables
         return ElectStateDir.root().resolve(DIRECTORY).resolve(keyspace + '.' + table + ".txt");
     }
 
-    private static Map<String, String> registry(String keyspace, String table)
+    private Map<String, String> registry(String keyspace, String table)
     {
         String name = keyspace + '.' + table;
         Map<String, String> m = registries.get(name);
@@ -135,7 +139,7 @@ public final class FrozenSSTables
      * {@link IllegalStateException} naming both tags. Tiered SSTables are frozen by format already; the entry records
      * the owner anyway.
      */
-    public static void freeze(ColumnFamilyStore cfs, SSTableReader r, String tag) throws IOException
+    public void freeze(ColumnFamilyStore cfs, SSTableReader r, String tag) throws IOException
     {
         checkTag(tag);
         List<ElectCompactionStrategy> strategies = electStrategies(cfs);
@@ -146,7 +150,7 @@ public final class FrozenSSTables
         if (owner != null)
             throw new IllegalStateException(r.descriptor + " is frozen with tag '" + owner + "', cannot freeze it with tag '"
                                             + tag + "'");
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         // Holding r (marked compacting) means no compaction has it now and none can take it until we release it;
         // by then the registry says frozen, so every strategy (existing or created later) keeps it out of its trees.
         try (LifecycleTransaction txn = hold(cfs, r))
@@ -158,14 +162,14 @@ public final class FrozenSSTables
         }
         logger.info("Froze {} of {}.{} (tag {}, {} bytes, L{}) in {} ms", r.descriptor, cfs.getKeyspaceName(),
                     cfs.getTableName(), tag, r.onDiskLength(), r.getSSTableLevel(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                    TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
     }
 
     /**
      * Records id -> tag for an SSTable that is NOT live yet (a member restored by a node rebuild, registered before it
      * is opened so that no strategy ever puts it in a tree). Idempotent for the same tag.
      */
-    static void registerBeforeLoad(ColumnFamilyStore cfs, String id, String tag) throws IOException
+    void registerBeforeLoad(ColumnFamilyStore cfs, String id, String tag) throws IOException
     {
         checkTag(tag);
         if (tag.equals(frozen(cfs).get(id)))
@@ -178,7 +182,7 @@ public final class FrozenSSTables
      * Idempotent (no entry: no-op); an entry with another tag is an {@link IllegalStateException} naming both and is
      * left in place. A tiered SSTable stays frozen by format. If r is no longer live only the entry is removed.
      */
-    public static void unfreeze(ColumnFamilyStore cfs, SSTableReader r, String tag) throws IOException
+    public void unfreeze(ColumnFamilyStore cfs, SSTableReader r, String tag) throws IOException
     {
         checkTag(tag);
         String id = r.descriptor.id.toString();
@@ -188,7 +192,7 @@ public final class FrozenSSTables
         if (!owner.equals(tag))
             throw new IllegalStateException(r.descriptor + " is frozen with tag '" + owner + "', not '" + tag
                                             + "': not unfreezing");
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         if (!cfs.getLiveSSTables().contains(r))
         {
             update(cfs, id, tag, null);
@@ -206,7 +210,7 @@ public final class FrozenSSTables
         }
         logger.info("Unfroze {} of {}.{} (tag {}, {} bytes, L{}) in {} ms", r.descriptor, cfs.getKeyspaceName(),
                     cfs.getTableName(), tag, r.onDiskLength(), r.getSSTableLevel(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                    TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
     }
 
     private static LifecycleTransaction hold(ColumnFamilyStore cfs, SSTableReader r)
@@ -244,7 +248,7 @@ public final class FrozenSSTables
      * freeze may have won since the caller looked), by {@code tag} (null = remove); garbage-collects, persists, then
      * publishes the snapshot.
      */
-    private static synchronized void update(ColumnFamilyStore cfs, String id, String expected, String tag) throws IOException
+    private synchronized void update(ColumnFamilyStore cfs, String id, String expected, String tag) throws IOException
     {
         String name = cfs.getKeyspaceName() + '.' + cfs.getTableName();
         Map<String, String> next = new TreeMap<>(frozen(cfs));
@@ -264,7 +268,7 @@ public final class FrozenSSTables
     // ---- garbage collection --------------------------------------------------------------------------------------
 
     /** Drops entries of SSTables that are gone (see the class comment); once per table per process. */
-    static void collectOnce(ColumnFamilyStore cfs)
+    void collectOnce(ColumnFamilyStore cfs)
     {
         if (!collected.add(cfs.getKeyspaceName() + '.' + cfs.getTableName()))
             return;
@@ -279,12 +283,12 @@ public final class FrozenSSTables
     }
 
     /** Drops the entries of SSTables that are gone; returns how many were dropped. */
-    public static synchronized int gc(ColumnFamilyStore cfs) throws IOException
+    public synchronized int gc(ColumnFamilyStore cfs) throws IOException
     {
         Map<String, String> now = frozen(cfs);
         if (now.isEmpty())
             return 0;
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         Map<String, String> next = new TreeMap<>(now);
         next.keySet().retainAll(keep(cfs, next.keySet(), null));
         int dropped = now.size() - next.size();
@@ -294,7 +298,7 @@ public final class FrozenSSTables
             write(registryFile(cfs.getKeyspaceName(), cfs.getTableName()), name, next);
             registries.put(name, Collections.unmodifiableMap(next));
             logger.info("Frozen registry of {}: dropped {} entries of SSTables that no longer exist, {} left ({} ms)",
-                        name, dropped, next.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                        name, dropped, next.size(), TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
         }
         return dropped;
     }
@@ -366,7 +370,7 @@ public final class FrozenSSTables
     }
 
     /** Forgets cached registries (tests: after editing a file behind the cache's back). */
-    static void resetCacheForTesting()
+    void resetCacheForTesting()
     {
         registries.clear();
         collected.clear();

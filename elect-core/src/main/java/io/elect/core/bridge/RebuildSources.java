@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import io.elect.core.util.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +66,7 @@ final class RebuildSources
     }
 
     /** Streams this node's ranges of keyspace from the sources {@link #plan} picks, one Cassandra rebuild per source. */
-    static void stream(String keyspace) throws IOException
+    static void stream(String keyspace, Clock clock) throws IOException
     {
         InetAddressAndPort self = FBUtilities.getBroadcastAddressAndPort();
         Keyspace ks = Keyspace.open(keyspace);
@@ -90,14 +91,14 @@ final class RebuildSources
         Token.TokenFactory tf = StorageService.instance.getTokenFactory();
         for (Map.Entry<String, List<Range<Token>>> e : plan.entrySet())
         {
-            long start = System.nanoTime();
+            long start = clock.nanoTime();
             StringBuilder tokens = new StringBuilder();
             for (Range<Token> r : e.getValue())
                 tokens.append(tokens.length() == 0 ? "" : ",").append('(').append(tf.toString(r.left)).append(',')
                       .append(tf.toString(r.right)).append(']');
             StorageService.instance.rebuild(null, keyspace, tokens.toString(), e.getKey());
             logger.info("rebuild of {}: keyspace {}: {} ranges streamed from {} ({} ms)", self, keyspace, e.getValue().size(),
-                        e.getKey(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                        e.getKey(), TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
         }
     }
 }

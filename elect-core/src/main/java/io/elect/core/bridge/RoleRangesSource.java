@@ -39,11 +39,12 @@ public final class RoleRangesSource
 {
     private static final Logger logger = LoggerFactory.getLogger(RoleRangesSource.class);
 
-    private static final Map<String, RoleRanges<Token>> overrides = new ConcurrentHashMap<>();
-    private static final AtomicLong overrideVersion = new AtomicLong();
-    private static final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    private final Map<String, RoleRanges<Token>> overrides = new ConcurrentHashMap<>();
+    private final AtomicLong overrideVersion = new AtomicLong();
+    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
-    private RoleRangesSource()
+    /** One per node (the adapter's {@link Bridge}); strategies reach it through {@link NodeHandoff}. */
+    public RoleRangesSource()
     {
     }
 
@@ -64,7 +65,7 @@ public final class RoleRangesSource
     }
 
     /** The current role map of {@code keyspace} on this node (never null). */
-    public static RoleRanges<Token> forKeyspace(String keyspace)
+    public RoleRanges<Token> forKeyspace(String keyspace)
     {
         Objects.requireNonNull(keyspace, "keyspace");
         TokenMetadata tm = StorageService.instance.getTokenMetadata();
@@ -122,13 +123,13 @@ public final class RoleRangesSource
      * Test seam: makes {@code keyspace} use {@code ranges} instead of the ring (e.g. three fixed ranges with roles
      * 0, 1, 2 on a single node). Strategies pick the change up like a topology change.
      */
-    public static void setOverrideForTesting(String keyspace, RoleRanges<Token> ranges)
+    public void setOverrideForTesting(String keyspace, RoleRanges<Token> ranges)
     {
         overrides.put(Objects.requireNonNull(keyspace, "keyspace"), Objects.requireNonNull(ranges, "ranges"));
         overrideVersion.incrementAndGet();
     }
 
-    public static void clearOverrideForTesting(String keyspace)
+    public void clearOverrideForTesting(String keyspace)
     {
         overrides.remove(keyspace);
         overrideVersion.incrementAndGet();

@@ -50,9 +50,10 @@ import org.apache.cassandra.service.ActiveRepairService;
 import org.apache.cassandra.utils.TimeUUID;
 import org.apache.cassandra.utils.concurrent.Refs;
 
-import io.elect.core.tiered.ChunkChecksums;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.tiered.TieredSidecar;
+import io.elect.core.util.Clock;
 
 /**
  * Secondary stubs: on a secondary replica of an erasure-coded primary SSTable S (of node P), {@link #install} adds an
@@ -64,10 +65,13 @@ public final class SecondaryStubs
     private static final Logger logger = LoggerFactory.getLogger(SecondaryStubs.class);
 
     /** One install at a time per table, so that the idempotency check and the install are atomic. */
-    private static final Map<Object, Object> installLocks = new ConcurrentHashMap<>();
+    private final Map<Object, Object> installLocks = new ConcurrentHashMap<>();
+    private final Clock clock;
 
-    private SecondaryStubs()
+    /** One per node (the adapter's {@link Bridge}). */
+    public SecondaryStubs(Clock clock)
     {
+        this.clock = clock;
     }
 
     /**
@@ -79,7 +83,7 @@ public final class SecondaryStubs
     public record PurgeStats(int examined, int rewritten, int removed, int copies, List<SSTableReader> busy, long bytesBefore,
                              long bytesAfter, long rowsDropped, long cellsDropped, long millis)
     {
-        static final PurgeStats NONE = new PurgeStats(0, 0, 0, 0, List.of(), 0, 0, 0, 0, 0);
+        public static final PurgeStats NONE = new PurgeStats(0, 0, 0, 0, List.of(), 0, 0, 0, 0, 0);
 
         public int skippedBusy()
         {
@@ -96,7 +100,7 @@ public final class SecondaryStubs
      *
      * @throws IllegalArgumentException if no component file is named like a Cassandra SSTable component
      */
-    public static SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, StripeLayout stripe, int self,
+    public SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, StripeLayout stripe, int self,
                                         ChunkChecksums dataChecksums) throws IOException
     {
         return install(cfs, components, versionOf(components), stripe, self, dataChecksums);
@@ -114,7 +118,7 @@ public final class SecondaryStubs
      *
      * @param version the SSTable version of the components ({@code nb}, {@code oa}, ...): their serialization
      */
-    public static SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, String version,
+    public SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, String version,
                                         StripeLayout stripe, int self, ChunkChecksums dataChecksums) throws IOException
     {
         if (self < 0 || self >= stripe.k())
@@ -128,7 +132,7 @@ public final class SecondaryStubs
         for (String name : components.keySet())
             if (name.equals(Components.DATA.name()) || name.equals(TieredSSTables.SIDECAR_NAME))
                 throw new IllegalArgumentException("components must not include " + name);
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         synchronized (installLocks.computeIfAbsent(cfs.metadata().id, id -> new Object()))
         {
             SSTableReader existing = existing(cfs, stripe, self);
@@ -190,7 +194,7 @@ public final class SecondaryStubs
                                                    .orElseThrow(() -> new IOException(desc + " was installed but is not live"));
             logger.info("Installed secondary stub {} (member {} of stripe {}, {} data bytes, {} components) in {} ms",
                         desc, self, stripe.codecId(), dataChecksums.length(), all.size(),
-                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                        TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
             return installed;
         }
     }
@@ -345,7 +349,7 @@ public final class SecondaryStubs
      * [first, last] keys into X' without what the stub shadows ({@link StubShadowing}); see
      * {@link #purge(ColumnFamilyStore, List, Predicate)}, of which this is the one-shadow case.
      */
-    public static PurgeStats purge(ColumnFamilyStore cfs, SSTableReader stub, Predicate<SSTableReader> eligible)
+    public PurgeStats purge(ColumnFamilyStore cfs, SSTableReader stub, Predicate<SSTableReader> eligible)
     throws IOException
     {
         return purge(cfs, List.of(stub), eligible);
@@ -365,10 +369,10 @@ public final class SecondaryStubs
      *
      * @param shadows live SSTables of cfs (stubs, or LOCAL erasure-coded SSTables) that stay live while X' is used
      */
-    public static PurgeStats purge(ColumnFamilyStore cfs, List<SSTableReader> shadows, Predicate<SSTableReader> eligible)
+    public PurgeStats purge(ColumnFamilyStore cfs, List<SSTableReader> shadows, Predicate<SSTableReader> eligible)
     throws IOException
     {
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         int examined = 0, rewritten = 0, removed = 0, copies = 0;
         long before = 0, after = 0, rows = 0, cells = 0;
         List<SSTableReader> busy = new ArrayList<>();
@@ -428,7 +432,7 @@ public final class SecondaryStubs
             }
         }
         PurgeStats stats = new PurgeStats(examined, rewritten, removed, copies, List.copyOf(busy), before, after, rows, cells,
-                                          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                                          TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
         logger.info("Purged {}.{} under {}: {} SSTables examined, {} rewritten ({} removed, {} of them copies of a stub's data), "
                     + "{} busy, {} -> {} bytes, {} rows and {} cells dropped in {} ms", cfs.getKeyspaceName(), cfs.name,
                     shadows.size() == 1 ? "stub " + shadows.get(0).descriptor : shadows.size() + " shadowing SSTables",

@@ -1,5 +1,7 @@
 package io.elect.core.bridge;
 
+import io.elect.core.tiered.TieredFileChannel;
+
 import org.apache.cassandra.config.Config;
 import org.apache.cassandra.io.compress.CompressionMetadata;
 import org.apache.cassandra.io.util.ChannelProxy;

@@ -41,12 +41,14 @@ import org.apache.cassandra.utils.FBUtilities;
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
 import io.elect.core.tiered.ByteRangeSource;
-import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.tiered.TieredRuntime;
+import io.elect.core.util.Clock;
 import io.elect.core.tiered.ColdRangeSource;
 import io.elect.core.tiered.DecodedRangeSource;
-import io.elect.core.tiered.LocatorMemberReader;
+import io.elect.core.stripes.LocatorMemberReader;
 import io.elect.core.tiered.SourceCounters;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.tiered.TieredChunkCache;
 import io.elect.core.tiered.TieredSidecar;
 import io.elect.offload.ColdStore;
@@ -64,7 +66,9 @@ import io.elect.offload.ColdStore;
  * original is held (marked compacting) for the whole switch, so compaction cannot take it meanwhile, and its
  * local data bytes are deleted when the transaction obsoletes it.
  *
- * <p>Stores must be registered ({@link #registerStore}) before a tiered SSTable is READ; opening does not need them.
+ * <p>One instance per node, over the node's {@link TieredRuntime} (cold stores, coders, chunk cache, counters): the
+ * format's hooks reach it through {@link NodeHandoff}. Stores must be registered in the runtime before a tiered
+ * SSTable is READ; opening does not need them.
  */
 public final class TieredSSTables
 {
@@ -74,70 +78,22 @@ public final class TieredSSTables
     public static final String FORMAT_NAME = "electtiered";
     /** DO NOT CHANGE: the sidecar component (docs/formats/tiered-sidecar.md). */
     public static final String SIDECAR_NAME = "Tiered.txt";
-    public static final String CACHE_BYTES_PROPERTY = "elect.tiered.cache_bytes";
+    
+    private final TieredRuntime runtime;
+    private final Clock clock;
 
-    private static final Map<String, ColdStore> stores = new ConcurrentHashMap<>();
-    private static final Map<String, ErasureCoder> coders = new ConcurrentHashMap<>();
-    private static final TieredChunkCache cache = new TieredChunkCache(Long.getLong(CACHE_BYTES_PROPERTY, 64L << 20));
-    private static final SourceCounters coldCounters = new SourceCounters();
-    private static final SourceCounters decodedCounters = new SourceCounters();
-    private static volatile LocatorMemberReader members = new LocatorMemberReader(stores::get);
-    /**
-     * What DECODED sources read through: the CURRENT reader at each read, because SSTables (stubs among them) are
-     * opened at start-up, before the transport exists and {@link #setNodeReader} is called.
-     */
-    private static final io.elect.core.tiered.StripeMemberReader currentMembers =
-        (stripe, member, offset, length) -> members.read(stripe, member, offset, length);
-    private static volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
-
-    private TieredSSTables()
+    public TieredSSTables(TieredRuntime runtime, Clock clock)
     {
+        this.runtime = java.util.Objects.requireNonNull(runtime, "runtime");
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
+    }
+
+    public TieredRuntime runtime()
+    {
+        return runtime;
     }
 
     // ------------------------------------------------------------------ runtime
-
-    public static void registerStore(String name, ColdStore store)
-    {
-        if (name == null || !name.matches("[A-Za-z0-9_.-]+"))
-            throw new IllegalArgumentException("store name must match [A-Za-z0-9_.-]+, got '" + name + "'");
-        stores.put(name, store);
-    }
-
-    /**
-     * Lets DECODED sources read {@code node:} members (peers' files over the ELECT transport). Until it is called,
-     * such members are unavailable and reads reconstruct from the other members.
-     */
-    public static void setNodeReader(LocatorMemberReader.NodeReader nodes)
-    {
-        members = new LocatorMemberReader(stores::get, nodes);
-    }
-
-    public static Optional<ColdStore> store(String name)
-    {
-        return Optional.ofNullable(stores.get(name));
-    }
-
-    public static TieredChunkCache cache()
-    {
-        return cache;
-    }
-
-    public static SourceCounters coldCounters()
-    {
-        return coldCounters;
-    }
-
-    public static SourceCounters decodedCounters()
-    {
-        return decodedCounters;
-    }
-
-    /** Chunk size of checksums (and of cold/decoded fetches) for SSTables tiered from now on; a power of two. */
-    public static void setChunkSize(int bytes)
-    {
-        new ChunkChecksums(bytes, 0, new int[0]); // validates
-        chunkSize = bytes;
-    }
 
     public static SSTableFormat<?, ?> format()
     {
@@ -174,27 +130,13 @@ public final class TieredSSTables
     }
 
     /** The source a tiered SSTable's data component is read from. */
-    public static ByteRangeSource openSource(Descriptor desc) throws IOException
+    public ByteRangeSource openSource(Descriptor desc) throws IOException
     {
-        TieredSidecar s = sidecar(desc);
-        if (s.source() == TieredSidecar.Source.COLD)
-        {
-            String name = s.coldStore();
-            return new ColdRangeSource(() -> {
-                ColdStore store = stores.get(name);
-                if (store == null)
-                    throw new IOException("no cold store named '" + name + "' is registered; cannot read " + desc);
-                return store;
-            }, name, s.coldKey(), s.checksums(), cache, coldCounters);
-        }
-        StripeLayout stripe = s.stripe();
-        ErasureCoder coder = coders.computeIfAbsent(stripe.k() + ":" + stripe.m(),
-                                                    km -> ErasureCoders.create(stripe.k(), stripe.m()));
-        return new DecodedRangeSource(stripe, s.self(), coder, currentMembers, s.checksums(), cache, decodedCounters);
+        return runtime.openSource(sidecar(desc), desc.toString());
     }
 
     /** Called by the format's loading builder: the data FileHandle builder of a tiered SSTable. */
-    public static FileHandle.Builder dataFileBuilder(Descriptor desc, int bufferSize, ChunkCache chunkCache)
+    public FileHandle.Builder dataFileBuilder(Descriptor desc, int bufferSize, ChunkCache chunkCache)
     {
         try
         {
@@ -216,7 +158,7 @@ public final class TieredSSTables
      * Before Cassandra deletes a tiered SSTable's files: deletes the cold object it owns, unless another hard link
      * of the sidecar exists (a snapshot or backup still references the object), and drops its cached chunks.
      */
-    public static void beforeDelete(Descriptor desc)
+    public void beforeDelete(Descriptor desc)
     {
         Path path = sidecarPath(desc);
         try
@@ -224,9 +166,9 @@ public final class TieredSSTables
             TieredSidecar s = TieredSidecar.read(path);
             if (s.source() == TieredSidecar.Source.COLD)
             {
-                cache.invalidate("cold:" + s.coldStore() + "/" + s.coldKey());
+                runtime.forget(s);
                 int links = (Integer) Files.getAttribute(path, "unix:nlink");
-                ColdStore store = stores.get(s.coldStore());
+                ColdStore store = runtime.store(s.coldStore()).orElse(null);
                 if (!s.owned() || links > 1)
                     logger.info("Keeping cold object {} of deleted {} (owned={}, sidecar links={})", s.coldKey(), desc,
                                 s.owned(), links);
@@ -241,7 +183,7 @@ public final class TieredSSTables
             }
             else
             {
-                cache.invalidate("decoded:" + s.stripe().locators().get(s.self()));
+                runtime.forget(s);
             }
         }
         catch (NoSuchFileException e)
@@ -272,7 +214,7 @@ public final class TieredSSTables
      * LOCAL -> COLD: uploads the data component to store {@code storeName} and replaces the SSTable by a tiered one
      * reading it by ranges. Returns the new live reader. The original's Data.db is deleted once unreferenced.
      */
-    public static SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName) throws IOException
+    public SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName) throws IOException
     {
         return toCold(cfs, orig, storeName, null);
     }
@@ -304,21 +246,21 @@ public final class TieredSSTables
      * (write-ahead) while the original Data.db still exists. If beforeSwap throws, nothing is switched, the object is
      * deleted and the exception propagates.
      */
-    public static SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName, BeforeSwap beforeSwap)
+    public SSTableReader toCold(ColumnFamilyStore cfs, SSTableReader orig, String storeName, BeforeSwap beforeSwap)
     throws IOException
     {
-        ColdStore store = stores.get(storeName);
+        ColdStore store = runtime.store(storeName).orElse(null);
         if (store == null)
             throw new IllegalArgumentException("storeName '" + storeName + "' is not a registered cold store");
         requireLocal(orig);
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         try (LifecycleTransaction txn = acquire(cfs, orig))
         {
             Path data = orig.descriptor.fileFor(Components.DATA).toPath();
             ChunkChecksums sums;
             try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
             {
-                sums = ChunkChecksums.compute(ch, chunkSize);
+                sums = ChunkChecksums.compute(ch, runtime.chunkSize());
             }
             Descriptor desc = cfs.newSSTableDescriptor(orig.descriptor.directory,
                                                        format().getVersion(orig.descriptor.version.version));
@@ -346,7 +288,7 @@ public final class TieredSSTables
                 throw e;
             }
             logger.info("Tiered {} -> COLD {} as {} ({} bytes, {} chunks) in {} ms", orig.descriptor, key, desc,
-                        sums.length(), sums.chunkCount(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                        sums.length(), sums.chunkCount(), TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
             return fresh;
         }
     }
@@ -356,18 +298,18 @@ public final class TieredSSTables
      * parity and other members reachable through their locators); the local bytes are dropped and reads reconstruct
      * ranges from k other members. The local file is verified to have the member's length.
      */
-    public static SSTableReader toDecoded(ColumnFamilyStore cfs, SSTableReader orig, StripeLayout stripe, int self)
+    public SSTableReader toDecoded(ColumnFamilyStore cfs, SSTableReader orig, StripeLayout stripe, int self)
     throws IOException
     {
         requireLocal(orig);
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         try (LifecycleTransaction txn = acquire(cfs, orig))
         {
             Path data = orig.descriptor.fileFor(Components.DATA).toPath();
             ChunkChecksums sums;
             try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
             {
-                sums = ChunkChecksums.compute(ch, chunkSize);
+                sums = ChunkChecksums.compute(ch, runtime.chunkSize());
             }
             if (sums.length() != stripe.memberLength(self))
                 throw new IllegalArgumentException("stripe member " + self + " has " + stripe.memberLength(self)
@@ -376,7 +318,7 @@ public final class TieredSSTables
                                                        format().getVersion(orig.descriptor.version.version));
             SSTableReader fresh = swap(cfs, txn, orig, desc, TieredSidecar.decoded(sums, stripe, self), null);
             logger.info("Tiered {} -> DECODED member {} of stripe {} as {} ({} bytes) in {} ms", orig.descriptor, self,
-                        stripe.codecId(), desc, sums.length(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                        stripe.codecId(), desc, sums.length(), TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
             return fresh;
         }
     }
@@ -386,11 +328,11 @@ public final class TieredSSTables
      * chunk, into a plain BIG SSTable that replaces the tiered one. An owned cold object is deleted with the tiered
      * SSTable, once no reader and no snapshot references it.
      */
-    public static SSTableReader rehydrate(ColumnFamilyStore cfs, SSTableReader tiered) throws IOException
+    public SSTableReader rehydrate(ColumnFamilyStore cfs, SSTableReader tiered) throws IOException
     {
         if (!isTiered(tiered))
             throw new IllegalArgumentException("tiered must be an SSTable of format " + FORMAT_NAME + ": " + tiered);
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         try (LifecycleTransaction txn = acquire(cfs, tiered))
         {
             Version version = BigFormat.getInstance().getVersion(tiered.descriptor.version.version);
@@ -415,7 +357,7 @@ public final class TieredSSTables
             }
             SSTableReader fresh = swap(cfs, txn, tiered, desc, null, tmp);
             logger.info("Rehydrated {} -> LOCAL {} ({} bytes) in {} ms", tiered.descriptor, desc, length,
-                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                        TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
             return fresh;
         }
     }
@@ -429,9 +371,9 @@ public final class TieredSSTables
     }
 
     /** The original, held against compaction; waits (up to 60 s) while a compaction holds it. */
-    private static LifecycleTransaction acquire(ColumnFamilyStore cfs, SSTableReader orig) throws IOException
+    private LifecycleTransaction acquire(ColumnFamilyStore cfs, SSTableReader orig) throws IOException
     {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = clock.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true)
         {
             if (!cfs.getLiveSSTables().contains(orig))
@@ -439,11 +381,11 @@ public final class TieredSSTables
             LifecycleTransaction txn = cfs.getTracker().tryModify(orig, OperationType.UNKNOWN);
             if (txn != null)
                 return txn;
-            if (System.nanoTime() > deadline)
+            if (clock.nanoTime() > deadline)
                 throw new IOException(orig + " stayed busy (compacting) for 60 s");
             try
             {
-                Thread.sleep(50);
+                clock.sleep(50);
             }
             catch (InterruptedException e)
             {

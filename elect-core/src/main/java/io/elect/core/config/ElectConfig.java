@@ -19,7 +19,7 @@ public final class ElectConfig
      */
     public static final int CODEC_MAX_CHUNKS = 255;
 
-    public static final Set<String> CODERS = new TreeSet<>(Set.of("auto", "isal", "jerasure", "java"));
+    public static final Set<String> CODERS = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("auto", "isal", "jerasure", "java")));
 
     public final int dataChunks;
     public final int parityChunks;

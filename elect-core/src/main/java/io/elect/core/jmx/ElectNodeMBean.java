@@ -53,4 +53,10 @@ public interface ElectNodeMBean
 
     /** Checks every committed stripe this node holds a member of ({@code electtool verify}); a JSON report with "ok". */
     String verify() throws Exception;
+
+    /** The erasure-coding backend: configured ({@code elect.coder}) and what encoding and decoding use, as JSON. */
+    String getCoderJson();
+
+    /** Every ELECT metric's current value by {@code type.name[.scope]} ({@code electtool metrics}), as JSON. */
+    String getMetricsJson();
 }

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
-import io.elect.core.tiered.LocatorMemberReader;
+import io.elect.core.stripes.LocatorMemberReader;
 import io.elect.core.transport.Peer;
 import io.elect.core.transport.Transport;
 import io.elect.core.transport.TransportException;
@@ -20,7 +20,7 @@ import io.elect.offload.ColdStore;
  * {@link MemberServer}. A read larger than one response frame is split into pieces of at most {@code maxPieceBytes},
  * at most {@value #IN_FLIGHT} of them in flight at once. Each piece goes through {@link Transport#request} (timeouts,
  * retries, the liveness check); any piece that finally fails fails the whole read with an IOException naming the
- * locator and the transport's reason, so that a {@link io.elect.core.tiered.DecodedRangeSource} treats the member as
+ * locator and the transport's reason, so that a DecodedRangeSource (tiered) treats the member as
  * unavailable. Thread-safe.
  */
 public final class NodeMemberReader implements LocatorMemberReader.NodeReader

@@ -18,10 +18,11 @@ import org.slf4j.LoggerFactory;
 
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
-import io.elect.core.tiered.ChunkChecksums;
-import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.StripeLayout;
-import io.elect.core.tiered.StripeMemberReader;
+import io.elect.core.util.Clock;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
 
 /**
  * Builds parity members of a stripe into local files. The k data members are read window by window through a
@@ -52,17 +53,20 @@ public final class ParityBuilder
 
     private final int window;
     private final int chunkSize;
-    private final Map<String, ErasureCoder> coders = new ConcurrentHashMap<>();
+    private final Coders coders;
+    private final Clock clock;
 
     /** 1 MiB windows, {@link ChunkChecksums#DEFAULT_CHUNK_SIZE} checksum chunks. */
-    public ParityBuilder()
+    public ParityBuilder(Coders coders, Clock clock)
     {
-        this(DEFAULT_WINDOW, ChunkChecksums.DEFAULT_CHUNK_SIZE);
+        this(DEFAULT_WINDOW, ChunkChecksums.DEFAULT_CHUNK_SIZE, coders, clock);
     }
 
     /** @param window bytes of each member read and encoded at once; a positive multiple of chunkSize */
-    public ParityBuilder(int window, int chunkSize)
+    public ParityBuilder(int window, int chunkSize, Coders coders, Clock clock)
     {
+        this.coders = java.util.Objects.requireNonNull(coders, "coders");
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
         new ChunkChecksums(chunkSize, 0, new int[0]); // validates chunkSize
         if (window < chunkSize || window % chunkSize != 0)
             throw new IllegalArgumentException("window must be a positive multiple of chunkSize " + chunkSize + ", got " + window);
@@ -113,17 +117,17 @@ public final class ParityBuilder
                         layout.codecId(), dir, layout.stripeLength());
             return List.of(results);
         }
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         encode(layout, coder, reader, dir, parityIndexes, names, todo, results);
         logger.info("Built parity {} of stripe {} (k={}, {} bytes each) into {} in {} ms",
                     todo.stream().map(i -> parityIndexes[i]).toList(), layout.codecId(), layout.k(), layout.stripeLength(),
-                    dir, (System.nanoTime() - start) / 1_000_000);
+                    dir, (clock.nanoTime() - start) / 1_000_000);
         return List.of(results);
     }
 
     private ErasureCoder coderFor(StripeLayout layout)
     {
-        ErasureCoder coder = coders.computeIfAbsent(layout.codecId(), id -> ErasureCoders.create(layout.k(), layout.m()));
+        ErasureCoder coder = coders.get(layout.k(), layout.m());
         if (!coder.codecId().equals(layout.codecId()) || coder.dataChunks() != layout.k() || coder.parityChunks() != layout.m())
             throw new IllegalArgumentException("no coder for codec " + layout.codecId() + " (k=" + layout.k() + ", m="
                                                + layout.m() + "): this build makes " + coder.codecId());

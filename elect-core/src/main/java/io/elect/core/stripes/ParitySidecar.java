@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
-import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.stripes.ChunkChecksums;
 
 /**
  * The checksum sidecar of a parity file, {@code <parity file>.checksums} (docs/formats/parity-file.md, version 1):

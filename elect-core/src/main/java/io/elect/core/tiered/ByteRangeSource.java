@@ -1,5 +1,7 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkCorruptionException;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,7 +13,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Implementations are thread-safe. Bytes returned are verified against the checksums recorded when the source
  * was created (local files excepted: Cassandra verifies those itself); bytes that fail verification are never
- * returned: the read fails with {@link TieredCorruptionException} instead.
+ * returned: the read fails with {@link ChunkCorruptionException} instead.
  */
 public interface ByteRangeSource extends Closeable
 {

@@ -1,5 +1,9 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkCorruptionException;
+
+import io.elect.core.stripes.ChunkChecksums;
+
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -53,12 +57,12 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
 
     /**
      * Returns the verified bytes of chunks [firstChunk, firstChunk + count) (position 0, exactly their total length),
-     * or throws: {@link TieredCorruptionException} if no copy verifies, another IOException if unavailable.
+     * or throws: {@link ChunkCorruptionException} if no copy verifies, another IOException if unavailable.
      */
     protected abstract ByteBuffer fetchRun(long firstChunk, int count) throws IOException;
 
     /** Verifies the chunks of a run fetched into buf (position 0 = start of firstChunk). */
-    protected void verifyRun(ByteBuffer buf, long firstChunk, int count) throws TieredCorruptionException
+    protected void verifyRun(ByteBuffer buf, long firstChunk, int count) throws ChunkCorruptionException
     {
         int off = 0;
         for (int i = 0; i < count; i++)
@@ -71,7 +75,7 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
             {
                 checksums.verify(describe(), (int) chunk, slice);
             }
-            catch (TieredCorruptionException e)
+            catch (ChunkCorruptionException e)
             {
                 counters.corruptChunks.increment();
                 throw e;
@@ -122,8 +126,8 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
         catch (ExecutionException e)
         {
             Throwable c = e.getCause();
-            if (c instanceof TieredCorruptionException)
-                throw new TieredCorruptionException(c.getMessage());
+            if (c instanceof ChunkCorruptionException)
+                throw new ChunkCorruptionException(c.getMessage());
             throw new IOException("a concurrent fetch of " + describe() + " failed: " + c.getMessage(), c);
         }
     }

@@ -1,5 +1,9 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkCorruptionException;
+
+import io.elect.core.stripes.ChunkChecksums;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -67,12 +71,12 @@ public final class ColdRangeSource extends ChunkedRemoteSource
         catch (CorruptObjectException e)
         {
             counters.corruptChunks.increment();
-            throw new TieredCorruptionException(describe() + ": cold store reports corruption in bytes " + start + ".."
+            throw new ChunkCorruptionException(describe() + ": cold store reports corruption in bytes " + start + ".."
                                                 + (start + len) + ": " + e.getMessage());
         }
         counters.bytesFetched.add(buf.remaining());
         if (buf.remaining() != len)
-            throw new TieredCorruptionException(describe() + ": short read at " + start + ": " + buf.remaining() + " of "
+            throw new ChunkCorruptionException(describe() + ": short read at " + start + ": " + buf.remaining() + " of "
                                                 + len + " bytes");
         verifyRun(buf, firstChunk, count);
         return buf;

@@ -1,5 +1,12 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkCorruptionException;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -45,7 +52,7 @@ import io.elect.coding.ErasureCoder;
  * <p>Errors: more than m members unavailable (self counts as one) is a {@link StripeUnavailableException} naming
  * each of them and why. If a reconstruction does not verify (a survivor returned wrong bytes) and a spare member can
  * be read, each survivor in turn is replaced by the spare until one set verifies ({@link SourceCounters#repairs});
- * otherwise the read fails with {@link TieredCorruptionException}. Unchecked exceptions of the member reader (e.g. a
+ * otherwise the read fails with {@link ChunkCorruptionException}. Unchecked exceptions of the member reader (e.g. a
  * malformed locator) propagate. Wrong bytes are never returned. Thread-safe.
  */
 public final class DecodedRangeSource extends ChunkedRemoteSource
@@ -61,6 +68,8 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     /** Largest run {@link #warm} fetches at once (bounds its buffers). */
     static final int WARM_RUN_CHUNKS = 64;
 
+    private final DecodeContext context;
+    private final io.elect.core.util.Clock clock;
     private final StripeLayout stripe;
     private final int self;
     private final ErasureCoder coder;
@@ -68,33 +77,28 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     private final boolean selfFirst;
     private final long deadlineNanos;
     private final long hedgeNanos;
-    /** System.nanoTime() before which self is not read directly (after a failure). */
+    /** clock.nanoTime() before which self is not read directly (after a failure). */
     private volatile long selfRetryAt;
     private volatile boolean selfFailing;
-    /** Per member: System.nanoTime() before which it is tried after the others. */
+    /** Per member: clock.nanoTime() before which it is tried after the others. */
     private final AtomicLongArray avoidUntil;
 
     /** A source that reads self directly first (see the class comment), with the default deadline. */
     public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
-                              ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters)
+                              ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, DecodeContext context)
     {
-        this(stripe, self, coder, members, checksums, cache, counters, true);
-    }
-
-    /** @param selfFirst whether to read self directly before reconstructing (false: always reconstruct, e.g. to measure decoding) */
-    public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
-                              ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, boolean selfFirst)
-    {
-        this(stripe, self, coder, members, checksums, cache, counters, selfFirst, DEFAULT_DEADLINE_MILLIS);
+        this(stripe, self, coder, members, checksums, cache, counters, true, DEFAULT_DEADLINE_MILLIS, context);
     }
 
     /**
-     * @param selfFirst      whether to read self directly before reconstructing
+     * @param selfFirst      whether to read self directly before reconstructing (false: always reconstruct, e.g. to
+     *                       measure decoding or to verify that the stripe decodes)
      * @param deadlineMillis the most one run may take (>= 1); reads are hedged after a quarter of it
+     * @param context        the clock and the member-fetch executor
      */
     public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
                               ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, boolean selfFirst,
-                              long deadlineMillis)
+                              long deadlineMillis, DecodeContext context)
     {
         super(checksums, cache, counters, "decoded:" + stripe.locators().get(self));
         if (self < 0 || self >= stripe.k())
@@ -107,6 +111,8 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
                                                + " has " + stripe.memberLength(self));
         if (deadlineMillis < 1)
             throw new IllegalArgumentException("deadlineMillis must be >= 1, got " + deadlineMillis);
+        this.context = java.util.Objects.requireNonNull(context, "context");
+        this.clock = context.clock();
         this.stripe = stripe;
         this.self = self;
         this.coder = coder;
@@ -114,7 +120,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         this.selfFirst = selfFirst && !LocatorMemberReader.isZero(stripe.locators().get(self));
         this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
         this.hedgeNanos = Math.max(1, deadlineNanos / 4);
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         this.selfRetryAt = now;
         this.avoidUntil = new AtomicLongArray(stripe.k() + stripe.m());
         for (int i = 0; i < avoidUntil.length(); i++)
@@ -193,7 +199,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         int len = (int) runLength(firstChunk, count);
         try (Run run = new Run(offset, len))
         {
-            if (selfFirst && System.nanoTime() - selfRetryAt >= 0)
+            if (selfFirst && clock.nanoTime() - selfRetryAt >= 0)
             {
                 ByteBuffer direct = run.readSelf(firstChunk, count);
                 if (direct != null)
@@ -231,7 +237,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
 
     private void avoid(int member)
     {
-        avoidUntil.set(member, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MEMBER_AVOID_MILLIS));
+        avoidUntil.set(member, clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MEMBER_AVOID_MILLIS));
     }
 
     private String member(int i)
@@ -259,9 +265,9 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         {
             this.offset = offset;
             this.len = len;
-            this.start = System.nanoTime();
+            this.start = clock.nanoTime();
             this.deadline = start + deadlineNanos;
-            this.fetches = new MemberFetches(stripe.k() + stripe.m(), m -> readMember(m, offset, len));
+            this.fetches = new MemberFetches(stripe.k() + stripe.m(), m -> readMember(m, offset, len), context);
             this.selfState = selfFirst ? "being reconstructed (its direct read failed within the last " + SELF_RETRY_MILLIS + " ms)"
                                        : "being reconstructed (not read directly)";
         }
@@ -291,7 +297,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
                     }
                     return out;
                 }
-                catch (TieredCorruptionException e)
+                catch (ChunkCorruptionException e)
                 {
                     failure = e.getMessage();
                 }
@@ -302,11 +308,11 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
             }
             else
             {
-                failure = "no answer within " + millis(System.nanoTime() - start) + " ms";
+                failure = "no answer within " + millis(clock.nanoTime() - start) + " ms";
                 fetches.abandon(self, failure);
             }
             selfState = "being reconstructed (direct read failed: " + failure + ")";
-            selfRetryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SELF_RETRY_MILLIS);
+            selfRetryAt = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SELF_RETRY_MILLIS);
             if (!selfFailing)
             {
                 selfFailing = true;
@@ -322,13 +328,13 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
             if (used == null)
                 throw unavailable();
             ByteBuffer out = decode(used);
-            TieredCorruptionException corruption;
+            ChunkCorruptionException corruption;
             try
             {
                 verifyRun(out, firstChunk, count);
                 return out;
             }
-            catch (TieredCorruptionException e)
+            catch (ChunkCorruptionException e)
             {
                 corruption = e;
             }
@@ -349,13 +355,13 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
                         counters.repairs.increment(); // this set excludes the survivor that returned wrong bytes
                         return out;
                     }
-                    catch (TieredCorruptionException e)
+                    catch (ChunkCorruptionException e)
                     {
                         corruption = e;
                     }
                 }
             }
-            throw new TieredCorruptionException(describe() + ": no set of " + stripe.k() + " survivors reconstructs "
+            throw new ChunkCorruptionException(describe() + ": no set of " + stripe.k() + " survivors reconstructs "
                                                 + range() + " with matching checksums (" + corruption.getMessage() + ")");
         }
 
@@ -365,7 +371,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
          */
         List<Integer> gather(int need, List<Integer> exclude) throws IOException
         {
-            long hedgeAt = System.nanoTime() + hedgeNanos;
+            long hedgeAt = clock.nanoTime() + hedgeNanos;
             boolean hedged = false;
             while (true)
             {
@@ -399,7 +405,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
                 }
                 if (ok + running < need)
                     return null;
-                long now = System.nanoTime();
+                long now = clock.nanoTime();
                 if (now - deadline >= 0)
                     throw deadlineExceeded(need, ok);
                 if (!hedged && now - hedgeAt >= 0)
@@ -444,7 +450,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         {
             if (fetches.fetched(m))
             {
-                avoidUntil.set(m, System.nanoTime()); // answers again: back in preference order
+                avoidUntil.set(m, clock.nanoTime()); // answers again: back in preference order
                 return;
             }
             Throwable e = fetches.error(m);
@@ -459,7 +465,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         private List<Integer> order(List<Integer> exclude)
         {
             List<Integer> out = new ArrayList<>(), later = new ArrayList<>();
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             for (int i = 0; i < stripe.k() + stripe.m(); i++)
                 if (i != self && !exclude.contains(i) && !fetches.failed(i))
                     (now - avoidUntil.get(i) < 0 ? later : out).add(i);
@@ -499,7 +505,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
 
         private IOException deadlineExceeded(int need, int got)
         {
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             List<String> slow = new ArrayList<>(), failed = new ArrayList<>();
             for (int i = 0; i < stripe.k() + stripe.m(); i++)
                 if (fetches.running(i))

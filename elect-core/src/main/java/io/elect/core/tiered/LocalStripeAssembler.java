@@ -1,5 +1,8 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -41,7 +44,7 @@ public final class LocalStripeAssembler
         int k = coder.dataChunks(), m = coder.parityChunks();
         if (dataFiles.size() != k)
             throw new IllegalArgumentException("dataFiles must hold k=" + k + " files, got " + dataFiles.size());
-        long start = System.nanoTime();
+        long start = io.elect.core.util.Clock.SYSTEM.nanoTime();
         Files.createDirectories(linkDir);
         long[] lengths = new long[k];
         List<String> locators = new ArrayList<>();
@@ -69,7 +72,7 @@ public final class LocalStripeAssembler
         }
         StripeLayout layout = new StripeLayout(coder.codecId(), k, m, lengths, max, locators);
         logger.info("Assembled stripe {} ({}, {} bytes per member) in {} ms", keyPrefix, coder.codecId(), max,
-                    (System.nanoTime() - start) / 1_000_000);
+                    (io.elect.core.util.Clock.SYSTEM.nanoTime() - start) / 1_000_000);
         return layout;
     }
 

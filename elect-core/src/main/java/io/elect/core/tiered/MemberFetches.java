@@ -2,15 +2,12 @@ package io.elect.core.tiered;
 
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The stripe member reads of one degraded run of a {@link DecodedRangeSource}: each read runs on a small pool shared
@@ -27,11 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class MemberFetches implements AutoCloseable
 {
-    static final String THREADS_PROPERTY = "elect.degraded.fetch_threads";
-    static final int QUEUE = 1024;
-    private static final AtomicInteger THREAD_IDS = new AtomicInteger();
-    private static final ThreadPoolExecutor POOL = pool();
-
     /** Reads one member's bytes for the run; runs on a pool thread. */
     @FunctionalInterface
     interface Read
@@ -44,36 +36,24 @@ final class MemberFetches implements AutoCloseable
     }
 
     private final Read read;
-    private final CompletionService<Done> completions = new ExecutorCompletionService<>(POOL);
+    private final CompletionService<Done> completions;
+    private final io.elect.core.util.Clock clock;
     private final Future<?>[] running;
     private final long[] startedAt;
     private final ByteBuffer[] fetched;
     private final Throwable[] errors;
     private final String[] reasons;
 
-    MemberFetches(int members, Read read)
+    MemberFetches(int members, Read read, DecodeContext context)
     {
         this.read = read;
+        this.completions = new ExecutorCompletionService<>(context.fetches());
+        this.clock = context.clock();
         this.running = new Future<?>[members];
         this.startedAt = new long[members];
         this.fetched = new ByteBuffer[members];
         this.errors = new Throwable[members];
         this.reasons = new String[members];
-    }
-
-    private static ThreadPoolExecutor pool()
-    {
-        int threads = Integer.getInteger(THREADS_PROPERTY, Math.max(8, 2 * Runtime.getRuntime().availableProcessors()));
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                                                         new ArrayBlockingQueue<>(QUEUE),
-                                                         r -> {
-                                                             Thread t = new Thread(r, "elect-degraded-fetch-" + THREAD_IDS.incrementAndGet());
-                                                             t.setDaemon(true);
-                                                             return t;
-                                                         },
-                                                         new ThreadPoolExecutor.CallerRunsPolicy());
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     /** Whether member was started (running, fetched or failed) in this run. */
@@ -123,7 +103,7 @@ final class MemberFetches implements AutoCloseable
     /** Starts reading member on the pool. REQUIRES: !started(member). */
     void start(int member)
     {
-        startedAt[member] = System.nanoTime();
+        startedAt[member] = clock.nanoTime();
         running[member] = completions.submit(() -> {
             try
             {
@@ -139,7 +119,7 @@ final class MemberFetches implements AutoCloseable
     /** Records bytes known without any I/O (e.g. zeros). */
     void complete(int member, ByteBuffer bytes)
     {
-        startedAt[member] = System.nanoTime();
+        startedAt[member] = clock.nanoTime();
         fetched[member] = bytes;
     }
 
@@ -156,7 +136,7 @@ final class MemberFetches implements AutoCloseable
     }
 
     /**
-     * Blocks until the next running read finishes or until untilNanos (System.nanoTime()), whichever is first.
+     * Blocks until the next running read finishes or until untilNanos (clock.nanoTime()), whichever is first.
      *
      * @return the member whose read finished (now fetched or failed), or -1 if none did in time
      */
@@ -164,7 +144,9 @@ final class MemberFetches implements AutoCloseable
     {
         while (true)
         {
-            long wait = untilNanos - System.nanoTime();
+            if (!anyRunning())
+                return -1; // nothing can finish (e.g. a direct executor ran every read already): never block
+            long wait = untilNanos - clock.nanoTime();
             Future<Done> f;
             try
             {
@@ -200,6 +182,14 @@ final class MemberFetches implements AutoCloseable
             }
             return d.member;
         }
+    }
+
+    private boolean anyRunning()
+    {
+        for (Future<?> f : running)
+            if (f != null)
+                return true;
+        return false;
     }
 
     /** Cancels (interrupting) every read still running; their results are ignored. */

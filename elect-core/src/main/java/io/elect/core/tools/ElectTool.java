@@ -26,15 +26,19 @@ public final class ElectTool
         int run(JmxClient node, List<String> args, PrintStream out) throws Exception;
     }
 
-    static final Map<String, Command> COMMANDS = new LinkedHashMap<>();
+    static final Map<String, Command> COMMANDS = commands();
 
-    static
+    /** The commands in the order help lists them (an unmodifiable map). */
+    private static Map<String, Command> commands()
     {
-        COMMANDS.put("status", new StatusCommand());
-        COMMANDS.put("tables", new TablesCommand());
-        COMMANDS.put("storage", new StorageCommand());
-        COMMANDS.put("rebuild", new RebuildCommand());
-        COMMANDS.put("verify", new VerifyCommand());
+        Map<String, Command> c = new LinkedHashMap<>();
+        c.put("status", new StatusCommand());
+        c.put("tables", new TablesCommand());
+        c.put("storage", new StorageCommand());
+        c.put("rebuild", new RebuildCommand());
+        c.put("verify", new VerifyCommand());
+        c.put("metrics", new MetricsCommand());
+        return java.util.Collections.unmodifiableMap(c);
     }
 
     private ElectTool()

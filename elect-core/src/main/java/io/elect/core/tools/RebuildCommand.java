@@ -80,7 +80,7 @@ final class RebuildCommand implements ElectTool.Command
                 doc = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "awaitRebuild", new Object[]{ POLL_MILLIS }, new String[]{ "long" });
             else
             {
-                Thread.sleep(OLD_NODE_POLL_MILLIS);
+                io.elect.core.util.Clock.SYSTEM.sleep(OLD_NODE_POLL_MILLIS);
                 doc = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "RebuildJson");
             }
             JsonNode s = JSON.readTree(doc);
@@ -96,7 +96,7 @@ final class RebuildCommand implements ElectTool.Command
                                 + (s.path("error").isNull() ? "" : "; error: " + s.path("error").asText()));
                 return state.equals("done") ? 0 : 1;
             }
-            long now = System.currentTimeMillis();
+            long now = io.elect.core.util.Clock.SYSTEM.millis();
             if (tty)
                 out.print("\r" + bar(s));
             else if (!json && now - lastLine >= 5000)

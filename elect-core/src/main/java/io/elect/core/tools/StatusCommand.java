@@ -38,10 +38,11 @@ final class StatusCommand implements ElectTool.Command
         s.put("live_nodes", stringList(node.attribute(STORAGE_SERVICE, "LiveNodesWithPort")));
         s.put("down_nodes", stringList(node.attribute(STORAGE_SERVICE, "UnreachableNodesWithPort")));
         String config = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "ConfigJson");
+        String coder = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "CoderJson");
         if (json)
         {
             String head = Json.write(s);
-            out.println(head.substring(0, head.length() - 1) + ",\"config\":" + config + "}");
+            out.println(head.substring(0, head.length() - 1) + ",\"coder\":" + coder + ",\"config\":" + config + "}");
             return 0;
         }
         out.printf("Node:          %s%n", s.get("address"));
@@ -50,6 +51,7 @@ final class StatusCommand implements ElectTool.Command
         out.printf("Mode:          %s (up %d s)%n", s.get("operation_mode"), s.get("uptime_s"));
         out.printf("Live nodes:    %s%n", String.join(" ", stringList(s.get("live_nodes"))));
         out.printf("Down nodes:    %s%n", String.join(" ", stringList(s.get("down_nodes"))));
+        out.printf("Coder:         %s%n", coder);
         out.printf("Config (elect:): %s%n", config);
         return 0;
     }

@@ -1,5 +1,9 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;

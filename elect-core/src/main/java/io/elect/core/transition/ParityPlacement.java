@@ -1,5 +1,7 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeId;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

@@ -1,5 +1,8 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,9 +15,9 @@ import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.StripeLayout;
-import io.elect.core.transition.StripeFormer.Member;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.Member;
 import io.elect.core.transition.wire.TransitionMessages;
 import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;

@@ -1,5 +1,8 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.Member;
+import io.elect.core.stripes.StripeId;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -33,25 +36,6 @@ public final class StripeFormer
             Objects.requireNonNull(sstable, "sstable");
             if (bytes <= 0)
                 throw new IllegalArgumentException("bytes must be > 0, was " + bytes + " for " + sstable);
-        }
-    }
-
-    /** One data chunk of a stripe: a candidate, or a virtual zero chunk (node and sstable null, realBytes 0). */
-    public record Member(String node, String sstable, long realBytes)
-    {
-        public boolean isVirtual()
-        {
-            return node == null;
-        }
-
-        public static Member virtual()
-        {
-            return new Member(null, null, 0);
-        }
-
-        String descriptor()
-        {
-            return isVirtual() ? "-" : node + "/" + sstable + "/" + realBytes;
         }
     }
 

@@ -1,5 +1,7 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeRecord;
+
 /**
  * The cluster-side steps of a stripe, as seen by the state machine. Implemented over the transport by the
  * end-to-end wiring, and by a model in tests. Every method is idempotent (a retry after an unknown outcome is safe)

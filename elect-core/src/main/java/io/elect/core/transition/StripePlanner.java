@@ -1,5 +1,7 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeRecord;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -8,7 +10,7 @@ import java.util.Objects;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.StripeFormer.Candidate;
 import io.elect.core.transition.StripeFormer.FormedStripe;
-import io.elect.core.transition.StripeFormer.Member;
+import io.elect.core.stripes.Member;
 
 /**
  * One planning round, pure: pending candidates -> stripes ({@link StripeFormer}) -> parity nodes
@@ -58,7 +60,7 @@ public final class StripePlanner
             List<String> parity = new ArrayList<>();
             for (Node n : ParityPlacement.place(s.id(), ring, dataNodes, m))
                 parity.add(n.id());
-            planned.add(StripeRecord.planned(s, codecId, m, parity, nowMillis));
+            planned.add(StripeRecord.planned(s.id(), s.members(), s.codeLength(), codecId, m, parity, nowMillis));
         }
         return new Round(planned, leftover);
     }

@@ -1,5 +1,10 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.Member;
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -46,8 +51,8 @@ public final class StripeStateMachine
             throw new IllegalStateException("stripe " + planned.id() + " exists with another plan");
         if (created == StripeStore.Outcome.APPLIED)
         {
-            long real = planned.members().stream().mapToLong(StripeFormer.Member::realBytes).sum();
-            long virtual = planned.members().stream().filter(StripeFormer.Member::isVirtual).count();
+            long real = planned.members().stream().mapToLong(Member::realBytes).sum();
+            long virtual = planned.members().stream().filter(Member::isVirtual).count();
             logger.info("stripe {} planned: codec={} code_length={} real_bytes={} virtual_chunks={} parity={}", planned.id(),
                         planned.codecId(), planned.codeLength(), real, virtual, planned.parityNodes());
         }

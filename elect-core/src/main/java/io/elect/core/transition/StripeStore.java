@@ -1,11 +1,15 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+
 import java.util.List;
 import java.util.Optional;
 
 /**
  * Durable stripe metadata. Implementations: {@link InMemoryStripeStore} (tests), {@link FaultInjectingStripeStore}
- * (a decorator for crash tests) and {@code io.elect.core.bridge.ElectStripeStore} (rows in the replicated
+ * (a decorator for crash tests) and the adapter's {@code ElectStripeStore} (rows in the replicated
  * {@code elect_system} keyspace).
  *
  * <p>Contract: every operation is idempotent, so a caller that saw an exception (the outcome is then unknown: the
@@ -41,6 +45,20 @@ public interface StripeStore
 
     /** Removes a ROLLED_BACK stripe's row (garbage collection); false if absent. Refuses other states. */
     boolean delete(StripeId id);
+
+    /**
+     * Creates whatever the store needs (a table, a keyspace) if absent, or adapts it to the cluster (e.g. a larger
+     * replication factor once the ring has grown). Idempotent; the default does nothing.
+     */
+    default void ensureReady()
+    {
+    }
+
+    /** Whether the store exists yet (before {@link #ensureReady} ran somewhere, listing would fail). */
+    default boolean ready()
+    {
+        return true;
+    }
 
     static void checkSuccessor(StripeState from, StripeState to)
     {

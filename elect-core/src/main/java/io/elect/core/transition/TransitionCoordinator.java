@@ -1,5 +1,9 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.Member;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -171,7 +175,7 @@ public final class TransitionCoordinator
                 failed++;
                 logger.warn("stripe {} of {} did not finish this round (recovery retries it): {}", r.id(), table, e.toString());
             }
-            for (StripeFormer.Member m : r.members())
+            for (Member m : r.members())
                 if (!m.isVirtual())
                     firstSeen.remove(m.node() + "|" + m.sstable());
         }

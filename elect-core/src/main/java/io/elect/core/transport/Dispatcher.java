@@ -70,16 +70,26 @@ final class Dispatcher
             metrics.handlerErrors.incrementAndGet();
             return error(request, "unknown verb " + request.verb());
         }
+        TransportMetrics.VerbMetrics vm = metrics.verb(request.verb());
+        vm.bytesIn.add(request.payload().length);
+        com.codahale.metrics.Timer.Context timing = vm.latency.time();
         try
         {
             byte[] out = h.handle(request.payload());
             metrics.requestsServed.incrementAndGet();
+            vm.served.increment();
+            vm.bytesOut.add(out == null ? 0 : out.length);
             return new Frame(Frame.Kind.RESPONSE, request.requestId(), request.verb(), out == null ? new byte[0] : out);
         }
         catch (Exception e)
         {
             metrics.handlerErrors.incrementAndGet();
+            vm.errors.increment();
             return error(request, String.valueOf(e));
+        }
+        finally
+        {
+            timing.stop();
         }
     }
 

@@ -1,12 +1,33 @@
 package io.elect.core.transport;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 
-/** Counters of one transport instance. Thread-safe. */
+import com.codahale.metrics.Timer;
+
+/** Counters of one transport instance, in total and per verb served. Thread-safe. */
 public final class TransportMetrics
 {
+    /** What the server side did for one verb: requests served, handler errors, payload bytes in and out, latency. */
+    public static final class VerbMetrics
+    {
+        public final LongAdder served = new LongAdder();
+        public final LongAdder errors = new LongAdder();
+        public final LongAdder bytesIn = new LongAdder();
+        public final LongAdder bytesOut = new LongAdder();
+        /** Handler time, from dispatch to reply. */
+        public final Timer latency = new Timer();
+    }
+
+    private final Map<Integer, VerbMetrics> verbs = new ConcurrentHashMap<>();
+    private final List<BiConsumer<String, VerbMetrics>> verbListeners = new CopyOnWriteArrayList<>();
+
     public final AtomicLong requestsSent = new AtomicLong();
     public final AtomicLong responsesReceived = new AtomicLong();
     public final AtomicLong remoteErrors = new AtomicLong();
@@ -16,6 +37,36 @@ public final class TransportMetrics
     public final AtomicLong handlerErrors = new AtomicLong();
     /** Frames rejected (bad length, magic, version, kind, checksum, or a kind not expected on that side). */
     public final AtomicLong malformedFrames = new AtomicLong();
+
+    /** The metrics of a verb, created on first use (listeners are told). */
+    public VerbMetrics verb(int verb)
+    {
+        VerbMetrics m = verbs.get(verb);
+        if (m != null)
+            return m;
+        synchronized (verbs)
+        {
+            m = verbs.get(verb);
+            if (m == null)
+            {
+                m = new VerbMetrics();
+                verbs.put(verb, m);
+                for (BiConsumer<String, VerbMetrics> l : verbListeners)
+                    l.accept(Verbs.name(verb), m);
+            }
+            return m;
+        }
+    }
+
+    /** Tells {@code listener} of every verb's metrics, those existing now and those created later. */
+    public void onVerb(BiConsumer<String, VerbMetrics> listener)
+    {
+        synchronized (verbs)
+        {
+            verbListeners.add(listener);
+            verbs.forEach((v, m) -> listener.accept(Verbs.name(v), m));
+        }
+    }
 
     public Map<String, Long> toMap()
     {

@@ -7,7 +7,7 @@ package io.elect.core.transport;
  */
 public final class Verbs
 {
-    /** Reads a byte range of a stripe member file under the peer's allowed roots ({@code io.elect.core.stripes.MemberServer}). */
+    /** Reads a byte range of a stripe member file under the peer's allowed roots (MemberServer, in the stripes package). */
     public static final int READ_MEMBER = 10;
 
     /** Reserved (lead): snapshots the data files chosen for a stripe so that compaction cannot remove them. */

@@ -88,7 +88,7 @@ class ElectCompactionStrategyTest
         long seed = System.nanoTime();
         System.out.println("ElectCompactionStrategyTest seed=" + seed);
         Random rnd = new Random(seed);
-        RoleRangesSource.setOverrideForTesting(KS, ranges(B1, B2, 0, 1, 2));
+        NodeHandoff.bridge().roles().setOverrideForTesting(KS, ranges(B1, B2, 0, 1, 2));
 
         session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
         session.execute("CREATE TABLE " + KS + ".elect (key text PRIMARY KEY, field0 blob) WITH compaction = "
@@ -130,7 +130,7 @@ class ElectCompactionStrategyTest
 
         // A topology change moves both boundaries and permutes roles: straddling SSTables are re-split.
         RoleRanges<Token> moved = ranges(B1 / 2, B2 + B2 / 3, 2, 0, 1);
-        RoleRangesSource.setOverrideForTesting(KS, moved);
+        NodeHandoff.bridge().roles().setOverrideForTesting(KS, moved);
         strategy(elect).currentRoles();
         assertTrue(strategy(elect).misfitCount() > 0, "moving the boundaries made misfits");
         CompactionManager.instance.submitBackground(elect);

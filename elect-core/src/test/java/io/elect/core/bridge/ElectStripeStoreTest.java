@@ -8,9 +8,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import io.elect.core.transition.StripeRecord;
-import io.elect.core.transition.StripeRecordCodec;
-import io.elect.core.transition.StripeState;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeRecordCodec;
+import io.elect.core.stripes.StripeState;
 import io.elect.core.transition.StripeStateMachineTest;
 import io.elect.core.transition.StripeStore;
 import io.elect.core.transition.StripeStoreContract;
@@ -40,8 +40,8 @@ class ElectStripeStoreTest
     {
         Path base = Paths.get("target", "elect-stripes-node-" + ProcessHandle.current().pid()).toAbsolutePath();
         EmbeddedNode.start("elect-stripes-node.yaml", "elect-stripes-logback.xml", base, base);
-        ElectSystemKeyspace.ensure();
-        ElectSystemKeyspace.ensure(); // idempotent
+        ElectSystemKeyspace.ensure(io.elect.core.util.Clock.SYSTEM);
+        ElectSystemKeyspace.ensure(io.elect.core.util.Clock.SYSTEM); // idempotent
     }
 
     @AfterAll
@@ -61,13 +61,13 @@ class ElectStripeStoreTest
     @Test
     void storeContract()
     {
-        StripeStoreContract.basic(new ElectStripeStore());
+        StripeStoreContract.basic(new ElectStripeStore(io.elect.core.util.Clock.SYSTEM));
     }
 
     @Test
     void rowsCarryStateVersionAndChecksummedRecord()
     {
-        ElectStripeStore s = new ElectStripeStore();
+        ElectStripeStore s = new ElectStripeStore(io.elect.core.util.Clock.SYSTEM);
         StripeRecord r = StripeStateMachineTest.record(77);
         assertEquals(StripeStore.Outcome.APPLIED, s.create(r));
         assertEquals(StripeStore.Outcome.APPLIED, s.transition(r.id(), StripeState.PLANNED, StripeState.CHUNKS_SHIPPED, 99));
@@ -88,18 +88,19 @@ class ElectStripeStoreTest
     @Test
     void crashPointsOverRealLightweightTransactions()
     {
-        ElectStripeStore s = new ElectStripeStore();
+        ElectStripeStore s = new ElectStripeStore(io.elect.core.util.Clock.SYSTEM);
         StripeStoreContract.crashRecovery(() -> s, SEED, 24);
     }
 
     @Test
     void livenessFromGossip()
     {
-        ElectPeerLiveness l = new ElectPeerLiveness();
+        CassandraRing l = new CassandraRing();
         assertTrue(l.isAlive(new Peer("127.0.0.1", 7070)), "this node");
         assertFalse(l.isAlive(new Peer("127.0.0.9", 7070)), "not a ring member");
         assertFalse(l.isAlive(new Peer("no-such-host.invalid", 7070)));
-        List<Peer> live = ElectPeerLiveness.livePeers(7070);
-        assertTrue(live.contains(new Peer("127.0.0.1", 7070)), live.toString());
+        assertEquals("127.0.0.1", l.self());
+        assertEquals(List.of("127.0.0.1"), l.liveMembers());
+        assertFalse(l.isAlive("127.0.0.9"), "not a ring member");
     }
 }

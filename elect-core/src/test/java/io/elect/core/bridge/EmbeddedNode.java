@@ -17,19 +17,19 @@ import org.apache.cassandra.service.EmbeddedCassandraService;
  * the test resources folder ({@code elect.test.resources}, default {@code src/test/resources}), data under
  * {@code storageDir}, logs under {@code logDir}. A JVM runs at most one such node (Cassandra's singletons).
  */
-final class EmbeddedNode
+public final class EmbeddedNode
 {
     private EmbeddedNode()
     {
     }
 
-    static Path resources()
+    public static Path resources()
     {
         return Paths.get(System.getProperty("elect.test.resources", "src/test/resources")).toAbsolutePath();
     }
 
     /** Starts the node; the caller registers cold stores (or anything else read at start-up) first. */
-    static EmbeddedCassandraService start(String yaml, String logback, Path storageDir, Path logDir) throws Exception
+    public static EmbeddedCassandraService start(String yaml, String logback, Path storageDir, Path logDir) throws Exception
     {
         Files.createDirectories(storageDir);
         Files.createDirectories(logDir);
@@ -45,7 +45,7 @@ final class EmbeddedNode
     }
 
     /** A driver session on 127.0.0.1:nativePort with a 60 s request timeout (compactions on this machine are slow). */
-    static CqlSession session(int nativePort)
+    public static CqlSession session(int nativePort)
     {
         return CqlSession.builder()
                          .addContactPoint(new InetSocketAddress("127.0.0.1", nativePort))

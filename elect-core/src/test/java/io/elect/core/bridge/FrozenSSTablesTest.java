@@ -101,7 +101,7 @@ class FrozenSSTablesTest
         long seed = System.nanoTime();
         System.out.println("FrozenSSTablesTest seed=" + seed);
         Random rnd = new Random(seed);
-        RoleRangesSource.setOverrideForTesting(KS, ranges());
+        NodeHandoff.bridge().roles().setOverrideForTesting(KS, ranges());
         session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
         session.execute("CREATE TABLE " + KS + ".t (key text PRIMARY KEY, field0 blob) WITH compaction = "
                         + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}"
@@ -123,15 +123,15 @@ class FrozenSSTablesTest
         assertNotNull(frozen, "a role-0 SSTable");
         String id = frozen.descriptor.id.toString();
         String digest = digest(frozen);
-        FrozenSSTables.freeze(cfs, frozen, "stripe-1");
-        FrozenSSTables.freeze(cfs, frozen, "stripe-1"); // idempotent
+        NodeHandoff.bridge().frozen().freeze(cfs, frozen, "stripe-1");
+        NodeHandoff.bridge().frozen().freeze(cfs, frozen, "stripe-1"); // idempotent
         SSTableReader f0 = frozen;
-        IllegalStateException other = assertThrows(IllegalStateException.class, () -> FrozenSSTables.freeze(cfs, f0, "stripe-2"));
+        IllegalStateException other = assertThrows(IllegalStateException.class, () -> NodeHandoff.bridge().frozen().freeze(cfs, f0, "stripe-2"));
         assertTrue(other.getMessage().contains("stripe-1") && other.getMessage().contains("stripe-2"), other.getMessage());
         assertEquals(ElectCompactionStrategy.FROZEN, strategy(cfs).placements().get(frozen));
         assertEquals(1, strategy(cfs).frozenCount());
         assertEquals(1, strategy(cfs).roleLevels().get(0).frozenCount());
-        assertEquals(Map.of(id, "stripe-1"), FrozenSSTables.frozen(cfs));
+        assertEquals(Map.of(id, "stripe-1"), NodeHandoff.bridge().frozen().frozen(cfs));
         Path registry = FrozenSSTables.registryFile(KS, "t");
         assertTrue(Files.readString(registry).contains("frozen=" + id + " stripe-1\n"), Files.readString(registry));
         assertTrue(registry.startsWith(cfs.getDirectories().getCFDirectories().get(0).toPath().getParent().getParent().getParent()
@@ -142,11 +142,11 @@ class FrozenSSTablesTest
         SSTableReader busy = anyUnfrozen(cfs);
         try (LifecycleTransaction txn = cfs.getTracker().tryModify(busy, OperationType.COMPACTION))
         {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> FrozenSSTables.freeze(cfs, busy, "x"));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> NodeHandoff.bridge().frozen().freeze(cfs, busy, "x"));
             assertTrue(e.getMessage().contains("retry later"), e.getMessage());
             txn.abort();
         }
-        assertFalse(FrozenSSTables.frozen(cfs).containsKey(busy.descriptor.id.toString()));
+        assertFalse(NodeHandoff.bridge().frozen().frozen(cfs).containsKey(busy.descriptor.id.toString()));
 
         // Background compactions (with more writes), a major compaction, a user-defined compaction naming it.
         Set<SSTableReader> before = new HashSet<>(cfs.getLiveSSTables());
@@ -186,7 +186,7 @@ class FrozenSSTablesTest
         assertFalse(cfs.getTracker().getCompacting().contains(frozen));
 
         // Strategies created later (ALTER) re-read the registry from disk.
-        FrozenSSTables.resetCacheForTesting();
+        NodeHandoff.bridge().frozen().resetCacheForTesting();
         session.execute("ALTER TABLE " + KS + ".t WITH compaction = {'class': 'io.elect.core.bridge.ElectCompactionStrategy', "
                         + "'sstable_size_in_mb': 1, 'fanout_size': 5}");
         assertEquals(ElectCompactionStrategy.FROZEN, strategy(cfs).placements().get(frozen), "re-created strategy keeps it frozen");
@@ -200,38 +200,38 @@ class FrozenSSTablesTest
         Files.write(orphan, new byte[0]);
         try
         {
-            Map<String, String> edited = new TreeMap<>(FrozenSSTables.frozen(cfs));
+            Map<String, String> edited = new TreeMap<>(NodeHandoff.bridge().frozen().frozen(cfs));
             edited.put(notLoaded.id.toString(), "stripe-3");
             edited.put("zzzz_0000_gone", "stripe-4");
             FrozenSSTables.write(registry, KS + ".t", edited);
-            FrozenSSTables.resetCacheForTesting();
-            assertEquals(1, FrozenSSTables.gc(cfs), "only the entry without files is dropped");
-            assertEquals(Map.of(id, "stripe-1", notLoaded.id.toString(), "stripe-3"), FrozenSSTables.frozen(cfs));
+            NodeHandoff.bridge().frozen().resetCacheForTesting();
+            assertEquals(1, NodeHandoff.bridge().frozen().gc(cfs), "only the entry without files is dropped");
+            assertEquals(Map.of(id, "stripe-1", notLoaded.id.toString(), "stripe-3"), NodeHandoff.bridge().frozen().frozen(cfs));
         }
         finally
         {
             Files.delete(orphan);
         }
-        assertEquals(1, FrozenSSTables.gc(cfs), "files gone: dropped");
-        assertEquals(Map.of(id, "stripe-1"), FrozenSSTables.frozen(cfs));
+        assertEquals(1, NodeHandoff.bridge().frozen().gc(cfs), "files gone: dropped");
+        assertEquals(Map.of(id, "stripe-1"), NodeHandoff.bridge().frozen().frozen(cfs));
 
         // A corrupt registry is an error, never an empty registry.
         byte[] good = Files.readAllBytes(registry);
         byte[] bad = good.clone();
         bad[bad.length / 2] ^= 1;
         Files.write(registry, bad);
-        FrozenSSTables.resetCacheForTesting();
-        java.io.IOException corrupt = assertThrows(java.io.IOException.class, () -> FrozenSSTables.frozen(cfs));
+        NodeHandoff.bridge().frozen().resetCacheForTesting();
+        java.io.IOException corrupt = assertThrows(java.io.IOException.class, () -> NodeHandoff.bridge().frozen().frozen(cfs));
         assertTrue(corrupt.getMessage().contains(registry.toString()), corrupt.getMessage());
         Files.write(registry, good);
-        FrozenSSTables.resetCacheForTesting();
+        NodeHandoff.bridge().frozen().resetCacheForTesting();
 
         // Unfreeze: wrong tag refused; right tag puts it back into role 0's tree; the next major compaction takes it.
         SSTableReader f1 = frozen;
-        assertThrows(IllegalStateException.class, () -> FrozenSSTables.unfreeze(cfs, f1, "stripe-9"));
-        FrozenSSTables.unfreeze(cfs, frozen, "stripe-1");
-        FrozenSSTables.unfreeze(cfs, frozen, "stripe-1"); // idempotent
-        assertEquals(Map.of(), FrozenSSTables.frozen(cfs));
+        assertThrows(IllegalStateException.class, () -> NodeHandoff.bridge().frozen().unfreeze(cfs, f1, "stripe-9"));
+        NodeHandoff.bridge().frozen().unfreeze(cfs, frozen, "stripe-1");
+        NodeHandoff.bridge().frozen().unfreeze(cfs, frozen, "stripe-1"); // idempotent
+        assertEquals(Map.of(), NodeHandoff.bridge().frozen().frozen(cfs));
         assertEquals(0, strategy(cfs).placements().get(frozen));
         assertEquals(0, strategy(cfs).frozenCount());
         cfs.forceMajorCompaction();
@@ -241,13 +241,13 @@ class FrozenSSTablesTest
         assertVisibility(cfs, 0);
 
         // A tiered (COLD) SSTable is frozen by format: compactions leave it alone and reads go through it.
-        TieredSSTables.registerStore("mem", FramedColdStore.inMemory());
+        NodeHandoff.bridge().node().tiered().registerStore("mem", FramedColdStore.inMemory());
         writeRound(rnd, 6);
         cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
         awaitCompactions(cfs);
         SSTableReader local = anyUnfrozen(cfs);
-        SSTableReader cold = TieredSSTables.toCold(cfs, local, "mem");
-        assertTrue(FrozenSSTables.isFrozen(cold));
+        SSTableReader cold = NodeHandoff.bridge().tiered().toCold(cfs, local, "mem");
+        assertTrue(NodeHandoff.bridge().frozen().isFrozen(cold));
         assertEquals(ElectCompactionStrategy.FROZEN, strategy(cfs).placements().get(cold));
         assertNull(strategy(cfs).placements().get(local));
         writeRound(rnd, 7);
@@ -317,7 +317,7 @@ class FrozenSSTablesTest
     {
         Set<SSTableReader> compacting = new HashSet<>(cfs.getTracker().getCompacting());
         for (SSTableReader s : cfs.getLiveSSTables())
-            if (!FrozenSSTables.isFrozen(s) && !compacting.contains(s))
+            if (!NodeHandoff.bridge().frozen().isFrozen(s) && !compacting.contains(s))
                 return s;
         fail("no unfrozen SSTable in " + cfs.getLiveSSTables());
         return null;

@@ -33,9 +33,9 @@ import org.apache.cassandra.service.StorageService;
 
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
-import io.elect.core.tiered.ChunkChecksums;
-import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.tiered.TieredSidecar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -202,13 +202,13 @@ class SecondaryStubsTest
         assertEquals(List.of("0:v1-31-0:31:s1-31"), expected.get(31));
 
         // install (twice: the same SSTable)
-        SSTableReader stub = SecondaryStubs.install(cfs, components, stripe, 0, sums);
+        SSTableReader stub = NodeHandoff.bridge().stubs().install(cfs, components, stripe, 0, sums);
         assertTrue(TieredSSTables.isTiered(stub));
         assertEquals(TieredSidecar.Source.DECODED, TieredSSTables.sidecar(stub.descriptor).source());
         assertEquals(0, Files.size(stub.descriptor.fileFor(Components.DATA).toPath()));
         assertTrue(stub.getSSTableMetadata().commitLogIntervals.isEmpty(), "a stub carries no commit log intervals");
         assertNotEquals(s.descriptor, stub.descriptor);
-        assertSame(stub, SecondaryStubs.install(cfs, components, stripe, 0, sums));
+        assertSame(stub, NodeHandoff.bridge().stubs().install(cfs, components, stripe, 0, sums));
         assertEquals(3, cfs.getLiveSSTables().size());
         assertEquals(expected, readAll(t, 110), "reads with the stub installed");
 
@@ -216,7 +216,7 @@ class SecondaryStubsTest
         // what is newer or absent from the stub
         assertSame(stub, SecondaryStubs.copyOf(s, List.of(stub)));
         assertNull(SecondaryStubs.copyOf(x, List.of(stub)), "X is not a copy of the stub's data");
-        SecondaryStubs.PurgeStats p = SecondaryStubs.purge(cfs, stub, r -> true);
+        SecondaryStubs.PurgeStats p = NodeHandoff.bridge().stubs().purge(cfs, stub, r -> true);
         assertEquals(2, p.examined(), p.toString());
         assertEquals(2, p.rewritten(), p.toString());
         assertEquals(1, p.removed(), p.toString());
@@ -246,18 +246,18 @@ class SecondaryStubsTest
 
         // the stub's data is reconstructed from the other members: P's data file is not needed
         Files.delete(member0);
-        TieredSSTables.cache().clear();
-        long fetchedBefore = TieredSSTables.decodedCounters().bytesFetched.sum();
+        NodeHandoff.bridge().node().tiered().cache().clear();
+        long fetchedBefore = NodeHandoff.bridge().node().tiered().decodedCounters().bytesFetched.sum();
         assertEquals(expected, readAll(t, 110), "reads without member 0");
-        assertTrue(TieredSSTables.decodedCounters().bytesFetched.sum() > fetchedBefore, "reads went through reconstruction");
+        assertTrue(NodeHandoff.bridge().node().tiered().decodedCounters().bytesFetched.sum() > fetchedBefore, "reads went through reconstruction");
 
         // idempotent
-        SecondaryStubs.PurgeStats again = SecondaryStubs.purge(cfs, stub, r -> true);
+        SecondaryStubs.PurgeStats again = NodeHandoff.bridge().stubs().purge(cfs, stub, r -> true);
         assertEquals(1, again.examined(), again.toString());
         assertEquals(0, again.rewritten(), again.toString());
         assertEquals(0, again.rowsDropped() + again.cellsDropped(), again.toString());
         assertTrue(cfs.getLiveSSTables().contains(xp));
-        assertSame(stub, SecondaryStubs.install(cfs, components, stripe, 0, sums));
+        assertSame(stub, NodeHandoff.bridge().stubs().install(cfs, components, stripe, 0, sums));
 
         // a failed install (a component vanished mid-way) leaves no file and no SSTable behind
         Set<Path> filesBefore = listing(stub.descriptor.directory.toPath());
@@ -269,7 +269,7 @@ class SecondaryStubsTest
         StripeLayout otherStripe = new StripeLayout(stripe.codecId(), 2, 1, stripe.dataLengths(), stripe.stripeLength(), otherLocators);
         try
         {
-            SecondaryStubs.install(cfs, broken, otherStripe, 0, sums);
+            NodeHandoff.bridge().stubs().install(cfs, broken, otherStripe, 0, sums);
             throw new AssertionError("install with a missing component must fail");
         }
         catch (java.io.IOException expectedFailure)
@@ -309,7 +309,7 @@ class SecondaryStubsTest
         assertEquals(List.of("0:x-2:1002:null", "1:a1-2:null:null"), expected.get(2));
         assertEquals(List.of("0:x-33:1033:null"), expected.get(33));
 
-        SecondaryStubs.PurgeStats p = SecondaryStubs.purge(cfs, List.of(a, b), r -> true);
+        SecondaryStubs.PurgeStats p = NodeHandoff.bridge().stubs().purge(cfs, List.of(a, b), r -> true);
         assertEquals(1, p.examined(), p.toString()); // A and B are the shadows, never purged themselves
         assertEquals(1, p.rewritten(), p.toString());
         assertEquals(20 + 5, p.cellsDropped(), p.toString()); // w of keys 10..29 (B), v of keys 0..4 row 1 (A)
@@ -319,7 +319,7 @@ class SecondaryStubsTest
         assertFalse(cfs.getLiveSSTables().contains(x));
 
         // idempotent: a second pass finds nothing
-        SecondaryStubs.PurgeStats again = SecondaryStubs.purge(cfs, List.of(a, b), r -> true);
+        SecondaryStubs.PurgeStats again = NodeHandoff.bridge().stubs().purge(cfs, List.of(a, b), r -> true);
         assertEquals(0, again.rewritten(), again.toString());
         assertEquals(0, again.cellsDropped() + again.rowsDropped(), again.toString());
     }

@@ -24,7 +24,7 @@ import org.apache.cassandra.service.StorageService;
 import io.elect.coding.ErasureCoders;
 import io.elect.core.tiered.LocalStripeAssembler;
 import io.elect.core.tiered.SourceCounters;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.offload.ColdStore;
 import io.elect.offload.FramedColdStore;
 import io.elect.offload.s3.S3ColdStore;
@@ -76,8 +76,8 @@ public final class TieredBench
             creds.writeFile(s3.credentialsFile());
             ColdStore store = new S3ColdStore(S3ColdStoreConfig.local(s3.endpoint(), s3.bucket(), s3.credentialsFile()));
             ColdStore fs = FramedColdStore.fileSystem(work.resolve("fs-store"));
-            TieredSSTables.registerStore("s3", store);
-            TieredSSTables.registerStore("fs", fs);
+            NodeHandoff.bridge().node().tiered().registerStore("s3", store);
+            NodeHandoff.bridge().node().tiered().registerStore("fs", fs);
             TieredNodeSupport.start(work.resolve("node"));
             try (CqlSession session = TieredNodeSupport.session())
             {
@@ -113,13 +113,13 @@ public final class TieredBench
             rounds.add(TieredNodeSupport.writeRound(s, table, r, n, false));
         // round 0 -> COLD; stripe A = rounds 1..3 (parity on S3Proxy), round 1 -> DECODED; stripe B = rounds 4..6
         // (parity on the filesystem store), round 4 -> DECODED; rounds 2, 3, 5, 6 stay LOCAL.
-        TieredSSTables.toCold(cfs, rounds.get(0), "s3");
+        NodeHandoff.bridge().tiered().toCold(cfs, rounds.get(0), "s3");
         StripeLayout sa = LocalStripeAssembler.assemble(dataFiles(rounds, 1), ErasureCoders.create(K, M), store, "s3",
                                                         "stripes/bench-a", work.resolve("stripes/a"));
-        TieredSSTables.toDecoded(cfs, rounds.get(1), sa, 0);
+        NodeHandoff.bridge().tiered().toDecoded(cfs, rounds.get(1), sa, 0);
         StripeLayout sb = LocalStripeAssembler.assemble(dataFiles(rounds, 4), ErasureCoders.create(K, M), fs, "fs",
                                                         "stripes/bench-b", work.resolve("stripes/b"));
-        TieredSSTables.toDecoded(cfs, rounds.get(4), sb, 0);
+        NodeHandoff.bridge().tiered().toDecoded(cfs, rounds.get(4), sb, 0);
 
         List<Config> configs = List.of(new Config("LOCAL", "n/a", 2), new Config("COLD", "warm", 0),
                                        new Config("COLD", "cold", 0), new Config("DECODED", "cold", 1),
@@ -153,12 +153,12 @@ public final class TieredBench
                 if (c.cache().equals("warm")) // the cold configurations clear the cache: warm it again, untimed
                     for (int i = c.round() * n; i < (c.round() + 1) * n; i++)
                         s.execute(get.bind(TieredNodeSupport.key(i)));
-                SourceCounters.Snapshot cold0 = TieredSSTables.coldCounters().snapshot();
-                SourceCounters.Snapshot dec0 = TieredSSTables.decodedCounters().snapshot();
+                SourceCounters.Snapshot cold0 = NodeHandoff.bridge().node().tiered().coldCounters().snapshot();
+                SourceCounters.Snapshot dec0 = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot();
                 for (int i = 0; i < opsPerRep; i++)
                     one.add(measure(s, get, c, n, rnd));
-                long fetched = TieredSSTables.coldCounters().snapshot().minus(cold0).bytesFetched()
-                               + TieredSSTables.decodedCounters().snapshot().minus(dec0).bytesFetched();
+                long fetched = NodeHandoff.bridge().node().tiered().coldCounters().snapshot().minus(cold0).bytesFetched()
+                               + NodeHandoff.bridge().node().tiered().decodedCounters().snapshot().minus(dec0).bytesFetched();
                 bytes.get(c.label())[0] += fetched;
                 bytes.get(c.label())[1] += opsPerRep;
                 lat.get(c.label()).addAll(one);
@@ -181,7 +181,7 @@ public final class TieredBench
     {
         int i = c.round() * n + rnd.nextInt(n);
         if (c.cache().equals("cold"))
-            TieredSSTables.cache().clear();
+            NodeHandoff.bridge().node().tiered().cache().clear();
         long t0 = System.nanoTime();
         if (s.execute(get.bind(TieredNodeSupport.key(i))).one() == null)
             throw new AssertionError("key " + i + " missing in " + c);

@@ -18,7 +18,7 @@ import org.apache.cassandra.service.StorageService;
 import io.elect.coding.ErasureCoders;
 import io.elect.core.tiered.LocalStripeAssembler;
 import io.elect.core.tiered.SourceCounters;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.tiered.TieredSidecar;
 import io.elect.offload.ColdStore;
 import io.elect.offload.ColdStoreMetrics;
@@ -57,7 +57,7 @@ public final class TieredNodeRunner
             Path work = Paths.get(args[1]).toAbsolutePath();
             S3ProxyHandle s3 = S3ProxyLauncher.find(Paths.get(args[2])).orElseThrow(() -> new AssertionError("S3Proxy not running"));
             ColdStore store = new S3ColdStore(S3ColdStoreConfig.local(s3.endpoint(), s3.bucket(), s3.credentialsFile()));
-            TieredSSTables.registerStore("s3", store);
+            NodeHandoff.bridge().node().tiered().registerStore("s3", store);
             TieredNodeSupport.start(work.resolve("node"));
             try (CqlSession session = TieredNodeSupport.session())
             {
@@ -97,7 +97,7 @@ public final class TieredNodeRunner
             // LOCAL -> COLD
             ColdStoreMetrics metrics = store.metrics();
             long readAllBefore = metrics.op(ColdStoreMetrics.Op.READ_ALL).count.sum();
-            SSTableReader cold = TieredSSTables.toCold(cfs, rounds.get(0), "s3");
+            SSTableReader cold = NodeHandoff.bridge().tiered().toCold(cfs, rounds.get(0), "s3");
             check(TieredSSTables.isTiered(cold), "COLD reader has the tiered format");
             check(cfs.getLiveSSTables().contains(cold) && !cfs.getLiveSSTables().contains(rounds.get(0)), "swapped");
             awaitDeleted(rounds.get(0));
@@ -117,7 +117,7 @@ public final class TieredNodeRunner
                 files.add(rounds.get(r).descriptor.fileFor(Components.DATA).toPath());
             StripeLayout stripe = LocalStripeAssembler.assemble(files, ErasureCoders.create(K, M), store, "s3",
                                                                 "stripes/" + table, work.resolve("stripes").resolve(table));
-            SSTableReader decoded = TieredSSTables.toDecoded(cfs, rounds.get(1), stripe, 0);
+            SSTableReader decoded = NodeHandoff.bridge().tiered().toDecoded(cfs, rounds.get(1), stripe, 0);
             awaitDeleted(rounds.get(1));
             check(TieredSSTables.sidecar(decoded.descriptor).source() == TieredSidecar.Source.DECODED, "DECODED sidecar");
             TieredNodeSupport.assertSame(before, TieredNodeSupport.capture(s, table, 4 * N), table + " after DECODED");
@@ -155,7 +155,7 @@ public final class TieredNodeRunner
             for (int i = 100; i < bad.length - 64; i += 4096)
                 bad[i] ^= 0x40;
             Files.write(object, bad);
-            TieredSSTables.cache().clear();
+            NodeHandoff.bridge().node().tiered().cache().clear();
             PreparedStatement get = s.prepare("SELECT field0 FROM " + TieredNodeSupport.KS + "." + table + " WHERE key = ?");
             int probe = 1;
             try
@@ -168,12 +168,12 @@ public final class TieredNodeRunner
                 System.out.println(table + ": corrupted cold object detected: " + e);
             }
             Files.write(object, good);
-            TieredSSTables.cache().clear();
+            NodeHandoff.bridge().node().tiered().cache().clear();
             check(s.execute(get.bind(TieredNodeSupport.key(probe))).one() != null, "reads recover after repair");
 
             // rehydrate both
-            SSTableReader local1 = TieredSSTables.rehydrate(cfs, cold);
-            SSTableReader local2 = TieredSSTables.rehydrate(cfs, decoded);
+            SSTableReader local1 = NodeHandoff.bridge().tiered().rehydrate(cfs, cold);
+            SSTableReader local2 = NodeHandoff.bridge().tiered().rehydrate(cfs, decoded);
             for (SSTableReader l : new SSTableReader[]{ local1, local2 })
             {
                 check(!TieredSSTables.isTiered(l), "rehydrated SSTable is BIG");
@@ -197,7 +197,7 @@ public final class TieredNodeRunner
         {
             if (!TieredNodeSupport.onlyInRound0(i))
                 continue;
-            TieredSSTables.cache().clear();
+            NodeHandoff.bridge().node().tiered().cache().clear();
             long c0 = m.op(ColdStoreMetrics.Op.READ_RANGE).count.sum(), b0 = m.bytesRead.sum();
             check(s.execute(get.bind(TieredNodeSupport.key(i))).one() != null, "cold key " + i + " found");
             long requests = m.op(ColdStoreMetrics.Op.READ_RANGE).count.sum() - c0, bytes = m.bytesRead.sum() - b0;
@@ -221,10 +221,10 @@ public final class TieredNodeRunner
         long chunks = 0, bytes = 0;
         for (int i = N + 1; i < 2 * N && reads < 40; i += 37)
         {
-            TieredSSTables.cache().clear();
-            SourceCounters.Snapshot before = TieredSSTables.decodedCounters().snapshot();
+            NodeHandoff.bridge().node().tiered().cache().clear();
+            SourceCounters.Snapshot before = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot();
             check(s.execute(get.bind(TieredNodeSupport.key(i))).one() != null, "decoded key " + i + " found");
-            SourceCounters.Snapshot d = TieredSSTables.decodedCounters().snapshot().minus(before);
+            SourceCounters.Snapshot d = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot().minus(before);
             check(d.chunksFetched() >= 1 && d.chunksFetched() <= 4, table + ": decoded read reconstructed " + d.chunksFetched() + " chunks");
             check(d.bytesFetched() <= (long) K * d.chunksFetched() * 16 * 1024, table + ": decoded read fetched " + d);
             chunks += d.chunksFetched();

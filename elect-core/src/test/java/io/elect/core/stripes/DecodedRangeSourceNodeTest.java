@@ -15,11 +15,11 @@ import org.junit.jupiter.api.io.TempDir;
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
 import io.elect.core.stripes.ParityBuilder.ParityResult;
-import io.elect.core.tiered.ChunkChecksums;
+import io.elect.core.stripes.ChunkChecksums;
 import io.elect.core.tiered.DecodedRangeSource;
-import io.elect.core.tiered.LocatorMemberReader;
+import io.elect.core.stripes.LocatorMemberReader;
 import io.elect.core.tiered.SourceCounters;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.transport.InMemoryNetwork;
 import io.elect.core.transport.InMemoryTransport;
 import io.elect.core.transport.Peer;
@@ -83,7 +83,7 @@ class DecodedRangeSourceNodeTest
             for (int j = 0; j < m; j++)
             {
                 LocatorMemberReader members = new NodeMemberReader(nodes.get(k + j)).members(n -> null);
-                ParityResult r = new ParityBuilder(64 * 1024, CS).build(layout, j, members, tmp.resolve("node-" + (k + j)), "parity");
+                ParityResult r = new ParityBuilder(64 * 1024, CS, new Coders("auto"), io.elect.core.util.Clock.SYSTEM).build(layout, j, members, tmp.resolve("node-" + (k + j)), "parity");
                 assertEquals(max, r.length());
             }
 
@@ -93,7 +93,7 @@ class DecodedRangeSourceNodeTest
             LocatorMemberReader members = new NodeMemberReader(secondary).members(n -> null);
             SourceCounters counters = new SourceCounters();
             DecodedRangeSource stub = new DecodedRangeSource(layout, 0, coder, members,
-                                                             ChunkChecksums.compute(ByteBuffer.wrap(data[0]), CS), null, counters);
+                                                             ChunkChecksums.compute(ByteBuffer.wrap(data[0]), CS), null, counters, io.elect.core.tiered.DecodeContext.pooled(io.elect.core.util.Clock.SYSTEM, "test-fetch"));
             ByteBuffer all = ByteBuffer.allocate(data[0].length);
             stub.read(0, all);
             assertArrayEquals(data[0], all.array());

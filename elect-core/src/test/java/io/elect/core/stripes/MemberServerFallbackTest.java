@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.elect.core.tiered.LocatorMemberReader.NodeLocator;
+import io.elect.core.stripes.LocatorMemberReader.NodeLocator;
 import io.elect.core.transport.InMemoryNetwork;
 import io.elect.core.transport.InMemoryTransport;
 import io.elect.core.transport.Peer;
@@ -134,7 +134,7 @@ class MemberServerFallbackTest
                 return path.equals(reused);
             }
         });
-        NodeLocator at = NodeLocator.parse(io.elect.core.tiered.LocatorMemberReader.node("rebuilt", 7070, reused));
+        NodeLocator at = NodeLocator.parse(io.elect.core.stripes.LocatorMemberReader.node("rebuilt", 7070, reused));
         assertArrayEquals(Arrays.copyOfRange(cold, 0, 4), bytes(reader.read(at, 0, 4)));
     }
 

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.LocatorMemberReader.NodeLocator;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.LocatorMemberReader.NodeLocator;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.transport.FaultInjectingTransport;
 import io.elect.core.transport.InMemoryNetwork;
 import io.elect.core.transport.InMemoryTransport;

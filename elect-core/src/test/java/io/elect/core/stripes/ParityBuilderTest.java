@@ -18,10 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
 import io.elect.core.stripes.ParityBuilder.ParityResult;
-import io.elect.core.tiered.ChunkChecksums;
-import io.elect.core.tiered.LocatorMemberReader;
-import io.elect.core.tiered.StripeLayout;
-import io.elect.core.tiered.StripeMemberReader;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -135,7 +135,7 @@ class ParityBuilderTest
             indexes[j] = j;
             names.add("p" + j);
         }
-        List<ParityResult> results = new ParityBuilder(WINDOW, CS).build(s.layout(), indexes, reader, dir, names);
+        List<ParityResult> results = new ParityBuilder(WINDOW, CS, new Coders("auto"), io.elect.core.util.Clock.SYSTEM).build(s.layout(), indexes, reader, dir, names);
         // each data window read once for all m parities; zero: members and parity members never read
         long windows = (s.layout().stripeLength() + WINDOW - 1) / WINDOW;
         for (int i = 0; i < k; i++)
@@ -161,7 +161,7 @@ class ParityBuilderTest
             assertEquals(2 * m, files.count(), "no temporary files left behind");
         }
         // one index at a time gives the same bytes
-        ParityResult single = new ParityBuilder(WINDOW, CS).build(s.layout(), m - 1, reader, tmp.resolve("single-" + rnd.nextInt()), "p");
+        ParityResult single = new ParityBuilder(WINDOW, CS, new Coders("auto"), io.elect.core.util.Clock.SYSTEM).build(s.layout(), m - 1, reader, tmp.resolve("single-" + rnd.nextInt()), "p");
         assertArrayEquals(s.parity()[m - 1], Files.readAllBytes(single.path()));
     }
 
@@ -171,7 +171,7 @@ class ParityBuilderTest
         ErasureCoder coder = ErasureCoders.create(4, 2);
         Stripe s = stripe(new Random(9), coder, -1);
         CountingReader reader = new CountingReader(new LocatorMemberReader(n -> null), 6);
-        ParityBuilder builder = new ParityBuilder(WINDOW, CS);
+        ParityBuilder builder = new ParityBuilder(WINDOW, CS, new Coders("auto"), io.elect.core.util.Clock.SYSTEM);
         Path dir = tmp.resolve("parity");
         ParityResult first = builder.build(s.layout(), 1, reader, dir, "stripe-7-parity-1");
         int reads = reader.total();
@@ -232,9 +232,9 @@ class ParityBuilderTest
     {
         ErasureCoder coder = ErasureCoders.create(2, 1);
         Stripe s = stripe(new Random(3), coder, -1);
-        ParityBuilder builder = new ParityBuilder(WINDOW, CS);
+        ParityBuilder builder = new ParityBuilder(WINDOW, CS, new Coders("auto"), io.elect.core.util.Clock.SYSTEM);
         StripeMemberReader ok = new LocatorMemberReader(n -> null);
-        assertThrows(IllegalArgumentException.class, () -> new ParityBuilder(3 * CS / 2, CS));
+        assertThrows(IllegalArgumentException.class, () -> new ParityBuilder(3 * CS / 2, CS, new Coders("auto"), io.elect.core.util.Clock.SYSTEM));
         assertThrows(IllegalArgumentException.class, () -> builder.build(s.layout(), 1, ok, tmp, "x"));
         StripeLayout otherCodec = new StripeLayout("rs-other:k=2:m=1", 2, 1, s.layout().dataLengths(),
                                                    s.layout().stripeLength(), s.layout().locators());

@@ -1,5 +1,9 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkCorruptionException;
+
+import io.elect.core.stripes.ChunkChecksums;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -120,7 +124,7 @@ class ColdRangeSourceTest
             store.put("replaced", ByteBuffer.wrap(other));
             ColdRangeSource src = new ColdRangeSource(store, "mem", "replaced", sums, null, null);
             src.read(0, ByteBuffer.allocate(CS)); // chunk 0 is intact
-            TieredCorruptionException e = assertThrows(TieredCorruptionException.class,
+            ChunkCorruptionException e = assertThrows(ChunkCorruptionException.class,
                                                        () -> src.read(CS + 1, ByteBuffer.allocate(10)));
             assertTrue(e.getMessage().contains("chunk 1"), e.getMessage());
             assertEquals(1, src.counters().corruptChunks.sum());
@@ -129,7 +133,7 @@ class ColdRangeSourceTest
             store.put("flipped", ByteBuffer.wrap(data));
             blobs.rawBytes("flipped")[10] ^= 0x10;
             ColdRangeSource flipped = new ColdRangeSource(store, "mem", "flipped", sums, null, null);
-            assertThrows(TieredCorruptionException.class, () -> flipped.read(0, ByteBuffer.allocate(100)));
+            assertThrows(ChunkCorruptionException.class, () -> flipped.read(0, ByteBuffer.allocate(100)));
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
+
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -128,10 +132,12 @@ class DecodedRangeSourceDegradedTest
         return new StripeLayout(CODER.codecId(), 4, 2, LENGTHS, Arrays.stream(LENGTHS).max().getAsLong(), locators);
     }
 
+    private static final DecodeContext CONTEXT = DecodeContext.pooled(io.elect.core.util.Clock.SYSTEM, "test-fetch");
+
     static DecodedRangeSource source(FaultyMembers r, boolean selfFirst, long deadlineMillis, TieredChunkCache cache)
     {
         ChunkChecksums sums = ChunkChecksums.compute(ByteBuffer.wrap(r.members[0]), CS);
-        return new DecodedRangeSource(layout(), 0, CODER, r, sums, cache, new SourceCounters(), selfFirst, deadlineMillis);
+        return new DecodedRangeSource(layout(), 0, CODER, r, sums, cache, new SourceCounters(), selfFirst, deadlineMillis, CONTEXT);
     }
 
     static void readAndCheck(DecodedRangeSource src, FaultyMembers r, long pos, int len) throws IOException

@@ -1,5 +1,10 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -91,7 +96,7 @@ class DecodedRangeSourceSelfFirstTest
     {
         ChunkChecksums sums = ChunkChecksums.compute(ByteBuffer.wrap(s.members()[self]), CS);
         return new DecodedRangeSource(s.layout(), self, ErasureCoders.create(4, 2, ErasureCoders.JAVA), reader, sums,
-                                      null, new SourceCounters());
+                                      null, new SourceCounters(), DecodeContext.direct(io.elect.core.util.Clock.SYSTEM));
     }
 
     static void readAndCheck(DecodedRangeSource src, byte[] expected, long pos, int len) throws IOException

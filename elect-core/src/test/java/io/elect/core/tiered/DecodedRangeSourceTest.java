@@ -1,5 +1,11 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkCorruptionException;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -102,7 +108,7 @@ class DecodedRangeSourceTest
         for (int self = 0; self < 4; self++)
         {
             ChunkChecksums sums = ChunkChecksums.compute(ByteBuffer.wrap(members[self]), CS);
-            DecodedRangeSource src = new DecodedRangeSource(layout, self, coder, reader, sums, null, null, false);
+            DecodedRangeSource src = new DecodedRangeSource(layout, self, coder, reader, sums, null, null, false, DecodedRangeSource.DEFAULT_DEADLINE_MILLIS, DecodeContext.direct(io.elect.core.util.Clock.SYSTEM));
             for (int i = 0; i < 50; i++)
             {
                 int len = 1 + rnd.nextInt(CS);
@@ -131,7 +137,7 @@ class DecodedRangeSourceTest
         StripeLayout layout = layout(coder, lengths);
         MemoryMembers reader = new MemoryMembers(members);
         ChunkChecksums sums = ChunkChecksums.compute(ByteBuffer.wrap(members[0]), CS);
-        DecodedRangeSource src = new DecodedRangeSource(layout, 0, coder, reader, sums, null, null, false);
+        DecodedRangeSource src = new DecodedRangeSource(layout, 0, coder, reader, sums, null, null, false, DecodedRangeSource.DEFAULT_DEADLINE_MILLIS, DecodeContext.direct(io.elect.core.util.Clock.SYSTEM));
         int len = 1000;
         byte[] expect = java.util.Arrays.copyOfRange(members[0], 100, 100 + len);
 
@@ -148,7 +154,7 @@ class DecodedRangeSourceTest
         assertEquals(1, src.counters().repairs.sum());
 
         reader.unavailable.add(5); // exactly k members left, one of them lying
-        assertThrows(TieredCorruptionException.class, () -> src.read(100, ByteBuffer.allocate(len)),
+        assertThrows(ChunkCorruptionException.class, () -> src.read(100, ByteBuffer.allocate(len)),
                      "no spare to route around the liar: an error, never wrong bytes");
         reader.lying.clear();
         reader.unavailable.add(3);
@@ -158,6 +164,6 @@ class DecodedRangeSourceTest
 
         assertThrows(IllegalArgumentException.class,
                      () -> new DecodedRangeSource(layout, 0, ErasureCoders.create(3, 2, ErasureCoders.JAVA), reader, sums,
-                                                  null, null));
+                                                  null, null, DecodeContext.direct(io.elect.core.util.Clock.SYSTEM)));
     }
 }

@@ -1,5 +1,9 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -63,7 +67,7 @@ class LocalStripeAssemblerTest
                 }
                 // the stripe keeps its own hard links: the original file may go
                 Files.delete(files.get(self));
-                DecodedRangeSource src = new DecodedRangeSource(stripe, self, coder, reader, sums, null, null);
+                DecodedRangeSource src = new DecodedRangeSource(stripe, self, coder, reader, sums, null, null, DecodeContext.direct(io.elect.core.util.Clock.SYSTEM));
                 ByteBuffer all = ByteBuffer.allocate((int) src.length());
                 src.read(0, all);
                 assertArrayEquals(contents.get(self), all.array(), "member " + self);

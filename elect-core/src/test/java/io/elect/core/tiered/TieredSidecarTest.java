@@ -1,5 +1,8 @@
 package io.elect.core.tiered;
 
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -1,5 +1,10 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeRecordCodec;
+import io.elect.core.stripes.StripeState;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -8,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
-import io.elect.core.transition.StripeFormer.Member;
+import io.elect.core.stripes.Member;
 import io.elect.core.transition.StripeStore.Outcome;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

@@ -1,5 +1,9 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.StripeFormer.Candidate;
 import io.elect.core.transition.StripeFormer.FormedStripe;
-import io.elect.core.transition.StripeFormer.Member;
+import io.elect.core.stripes.Member;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

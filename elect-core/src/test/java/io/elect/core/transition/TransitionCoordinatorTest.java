@@ -1,5 +1,8 @@
 package io.elect.core.transition;
 
+import io.elect.core.stripes.Member;
+import io.elect.core.stripes.StripeRecord;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -93,7 +96,7 @@ class TransitionCoordinatorTest
         for (StripeRecord s : store.list())
         {
             Set<String> nodes = new HashSet<>(s.parityNodes());
-            for (StripeFormer.Member m : s.members())
+            for (Member m : s.members())
             {
                 assertTrue(nodes.add(m.node()), "k+m chunks on distinct nodes: " + s);
                 assertTrue(members.add(m.sstable()), "a member in one stripe only");
@@ -122,7 +125,7 @@ class TransitionCoordinatorTest
         TransitionCoordinator.RoundResult r = c.round(T, snaps, RING, machine, p -> {});
         assertNotEquals(0, r.planned(), "after the wait, virtual chunks fill the stripe");
         for (StripeRecord s : store.list())
-            assertTrue(s.members().stream().anyMatch(StripeFormer.Member::isVirtual), "virtual member: " + s);
+            assertTrue(s.members().stream().anyMatch(Member::isVirtual), "virtual member: " + s);
     }
 
     private static List<String> names(List<CandidateInfo> l)

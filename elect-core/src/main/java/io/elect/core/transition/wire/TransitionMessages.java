@@ -3,8 +3,8 @@ package io.elect.core.transition.wire;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.elect.core.tiered.ChunkChecksums;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
 
 /**
  * Payloads of the transitioning verbs (docs/formats/verbs.md). Each message is a record with {@code encode()} and a
@@ -65,7 +65,7 @@ public final class TransitionMessages
     }
 
     /**
-     * SNAPSHOT response: the byte counts {@link io.elect.core.transition.AlphaPlanner.NodeBytes} needs, the node's
+     * SNAPSHOT response: the byte counts AlphaPlanner.NodeBytes (transition) needs, the node's
      * transition candidates (coldest first) and its replica set size.
      */
     public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,

@@ -5,8 +5,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.elect.core.tiered.ChunkChecksums;
-import io.elect.core.tiered.StripeLayout;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
 import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
 import io.elect.core.transition.wire.TransitionMessages.ComponentRef;

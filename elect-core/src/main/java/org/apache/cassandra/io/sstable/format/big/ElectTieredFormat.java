@@ -19,6 +19,7 @@ import org.apache.cassandra.io.sstable.metadata.StatsMetadata;
 import org.apache.cassandra.io.util.FileHandle;
 import org.apache.cassandra.schema.TableMetadataRef;
 
+import io.elect.core.bridge.NodeHandoff;
 import io.elect.core.bridge.TieredSSTables;
 
 /**
@@ -71,7 +72,7 @@ public class ElectTieredFormat extends BigFormat
     @Override
     public void delete(Descriptor desc)
     {
-        TieredSSTables.beforeDelete(desc);
+        NodeHandoff.bridge().tiered().beforeDelete(desc);
         super.delete(desc);
         TieredSSTables.afterDelete(desc);
     }
@@ -110,7 +111,7 @@ public class ElectTieredFormat extends BigFormat
             {
                 long recordSize = statsMetadata.estimatedPartitionSize.percentile(ioOptions.diskOptimizationEstimatePercentile);
                 int bufferSize = ioOptions.diskOptimizationStrategy.bufferSize(recordSize);
-                dataFileBuilder = TieredSSTables.dataFileBuilder(descriptor, bufferSize, chunkCache);
+                dataFileBuilder = NodeHandoff.bridge().tiered().dataFileBuilder(descriptor, bufferSize, chunkCache);
             }
             return dataFileBuilder;
         }

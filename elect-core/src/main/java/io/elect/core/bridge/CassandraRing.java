@@ -1,0 +1,100 @@
+package io.elect.core.bridge;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.cassandra.config.DatabaseDescriptor;
+import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.dht.Token;
+import org.apache.cassandra.gms.FailureDetector;
+import org.apache.cassandra.gms.Gossiper;
+import org.apache.cassandra.locator.InetAddressAndPort;
+import org.apache.cassandra.locator.Replica;
+import org.apache.cassandra.service.StorageService;
+import org.apache.cassandra.utils.FBUtilities;
+
+import io.elect.core.node.Ring;
+import io.elect.core.transport.Peer;
+import io.elect.core.transport.PeerLiveness;
+
+/**
+ * The ring from Cassandra's token metadata, gossip and phi-accrual failure detector; also the transport's
+ * {@link PeerLiveness}. A node id or transport peer is matched to a ring member by IP address (the ELECT transport
+ * port differs from the storage port). A host that is not a ring member is reported down: ELECT never sends stripe
+ * traffic outside the ring. Thread-safe; cheap (scans of a few dozen entries).
+ */
+public final class CassandraRing implements Ring, PeerLiveness
+{
+    @Override
+    public String self()
+    {
+        return FBUtilities.getBroadcastAddressAndPort().getAddress().getHostAddress();
+    }
+
+    @Override
+    public List<String> members()
+    {
+        List<String> out = new ArrayList<>();
+        for (InetAddressAndPort ep : StorageService.instance.getTokenMetadata().getAllEndpoints())
+            out.add(ep.getAddress().getHostAddress());
+        out.sort(String::compareTo);
+        return out;
+    }
+
+    private static InetAddressAndPort endpoint(String node)
+    {
+        for (InetAddressAndPort ep : StorageService.instance.getTokenMetadata().getAllEndpoints())
+            if (ep.getAddress().getHostAddress().equals(node))
+                return ep;
+        return null;
+    }
+
+    @Override
+    public boolean isAlive(String node)
+    {
+        if (node.equals(self()))
+            return true;
+        InetAddressAndPort ep = endpoint(node);
+        return ep != null && FailureDetector.instance.isAlive(ep);
+    }
+
+    @Override
+    public String rack(String node)
+    {
+        InetAddressAndPort ep = endpoint(node);
+        return ep == null ? "unknown" : DatabaseDescriptor.getEndpointSnitch().getRack(ep);
+    }
+
+    @Override
+    public List<String> replicas(String keyspace, String token)
+    {
+        Token t = StorageService.instance.getTokenFactory().fromString(token);
+        List<String> out = new ArrayList<>();
+        for (Replica r : Keyspace.open(keyspace).getReplicationStrategy().getNaturalReplicasForToken(t))
+            out.add(r.endpoint().getAddress().getHostAddress());
+        return out;
+    }
+
+    /** Transport liveness: this node, or a ring member gossip sees up. */
+    @Override
+    public boolean isAlive(Peer peer)
+    {
+        InetAddress addr;
+        try
+        {
+            addr = InetAddress.getByName(peer.host());
+        }
+        catch (UnknownHostException e)
+        {
+            return false;
+        }
+        if (FBUtilities.getBroadcastAddressAndPort().getAddress().equals(addr))
+            return true;
+        for (InetAddressAndPort ep : Gossiper.instance.getLiveMembers())
+            if (ep.getAddress().equals(addr))
+                return FailureDetector.instance.isAlive(ep);
+        return false;
+    }
+}

@@ -1,0 +1,167 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.tiered.TieredSidecar;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+/**
+ * What the node's services need from this node's local tables: the seam between ELECT's node logic and the storage
+ * engine. The production implementation is the Cassandra adapter's (the Cassandra adapter's {@code CassandraTables}),
+ * over SSTables and Cassandra's lifecycle transactions; the whole-node simulation has an in-memory one
+ * ({@code SimTables} of the simulation); tests of a single service may use either.
+ *
+ * <p>Vocabulary: a table's live "files" are its SSTables. A file's data component is LOCAL (on this node's disk),
+ * COLD (an object of the cold tier) or DECODED (a secondary's stub of another node's encoded primary, its bytes
+ * reconstructed from the stripe). A file is frozen (never compacted, never rewritten) when it is tiered or has a
+ * frozen tag (an encoded primary: its bytes are a stripe member). Ids are the engine's file ids as strings, stable
+ * for the life of the file; switching a file's data source gives it a new id.
+ *
+ * <p>Every mutating call is durable when it returns and idempotent where its comment says so. Implementations are
+ * thread-safe.
+ */
+public interface LocalTables
+{
+    /** Where a live file's data component is. */
+    enum Source
+    {
+        LOCAL, COLD, DECODED
+    }
+
+    /**
+     * One live file of a table, as seen at the time of the call.
+     *
+     * @param level      its level in the table's leveled tree
+     * @param role       the role of this node for every key of the file (0 primary, i the i-th secondary), or null
+     *                   if it spans several roles or the node is not a replica of its range
+     * @param bytesOnDisk bytes of all its local components (a tiered file's data is not local)
+     * @param dataBytes  length of its data component wherever it is
+     * @param dataMillis wall time its data component was written (its age is measured from it)
+     * @param reads      reads served by this file since it was opened (monotonic)
+     * @param frozenTag  the owner that froze it (a stripe id), or null
+     * @param dataPath   the local path of its data component (a 0-byte placeholder when tiered)
+     * @param sidecar    where a tiered file's data is (null for LOCAL)
+     * @param firstToken the token of its first key, as the ring prints tokens
+     */
+    record TableFile(String id, Source source, int level, Integer role, long bytesOnDisk, long dataBytes, long dataMillis,
+                     long reads, String frozenTag, Path dataPath, TieredSidecar sidecar, String firstToken)
+    {
+        /** Never compacted: tiered, or frozen under a tag. */
+        public boolean frozen()
+        {
+            return source != Source.LOCAL || frozenTag != null;
+        }
+
+        public boolean isStub()
+        {
+            return source == Source.DECODED;
+        }
+    }
+
+    /** A component file of a live file other than its data, its table of contents and its tiered sidecar. */
+    record ComponentFile(String name, Path path, long length)
+    {
+    }
+
+    /** What one {@link #purge} did: files examined (they overlap a shadow), rewritten or dropped, still busy (ids). */
+    record PurgeResult(int examined, int rewritten, List<String> busy, long bytesBefore, long bytesAfter, long millis)
+    {
+        public static final PurgeResult NONE = new PurgeResult(0, 0, List.of(), 0, 0, 0);
+    }
+
+    /** Called after a cold upload, before the swap (write-ahead bookkeeping of the caller); may throw to cancel. */
+    @FunctionalInterface
+    interface BeforeSwap
+    {
+        void accept(Path oldData, String coldStore, String coldKey) throws IOException;
+    }
+
+    /** Called with the new file's id after its files are durable and before it becomes live. */
+    @FunctionalInterface
+    interface BeforeLive
+    {
+        void accept(String id, Path data) throws IOException;
+    }
+
+    /** The ELECT tables of this node (tables whose compaction strategy is ELECT's). */
+    List<TableRef> electTables();
+
+    /** Whether the table exists on this node. */
+    boolean exists(TableRef table);
+
+    /** Whether the keyspace exists on this node. */
+    boolean keyspaceExists(String keyspace);
+
+    /** Every keyspace whose data is replicated across nodes (not node-local system keyspaces). */
+    List<String> keyspaces();
+
+    /** The replication factor of the table's keyspace (the number of roles). */
+    int replicationFactor(TableRef table);
+
+    /** The number of levels of a table's leveled trees. */
+    int levels();
+
+    /** The table's live files; IllegalArgumentException naming the table if it does not exist here. */
+    List<TableFile> files(TableRef table) throws IOException;
+
+    /** The components of a live file other than data, TOC and tiered sidecar (their local paths and lengths). */
+    List<ComponentFile> components(TableRef table, String id) throws IOException;
+
+    /**
+     * Takes a live LOCAL file out of compaction under {@code tag}, durably. Idempotent for the same tag; a file frozen
+     * under another tag, not live, or being compacted is an IllegalStateException.
+     */
+    void freeze(TableRef table, String id, String tag) throws IOException;
+
+    /** Undoes {@link #freeze} for the same tag; idempotent; another tag's entry is an IllegalStateException. */
+    void unfreeze(TableRef table, String id, String tag) throws IOException;
+
+    /**
+     * LOCAL -> COLD: uploads the file's data to {@code coldStore} and swaps in a COLD file reading it by ranges; the
+     * new file keeps the old one's frozen tag. Returns the new file's id.
+     */
+    String toCold(TableRef table, String id, String coldStore, BeforeSwap beforeSwap) throws IOException;
+
+    /**
+     * Adds a DECODED file whose non-data components are copies of {@code components} (by component name) and whose
+     * data is member {@code self} of {@code layout}, verified by {@code checksums}. Idempotent: a stub of the same
+     * member already live is returned. Returns its id.
+     */
+    String installStub(TableRef table, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums)
+    throws IOException;
+
+    /**
+     * Adds a LOCAL file frozen under {@code tag} from a data file and component copies (a member restored by a
+     * rebuild); {@code beforeLive} runs once its files are durable and before it is live. Returns its id.
+     *
+     * @param version the storage engine's format version of the components
+     */
+    String installRestored(TableRef table, Map<String, Path> components, String version, Path data, String tag,
+                           BeforeLive beforeLive) throws IOException;
+
+    /**
+     * Rewrites the live, unfrozen files that {@code eligible} accepts and that overlap a shadow (a stub or an encoded
+     * primary: files in {@code shadows}) without the row versions the shadows make redundant (an equal or newer
+     * version of the same data, by the engine's reconciliation rules). Files a compaction holds are reported busy.
+     * Idempotent.
+     */
+    PurgeResult purge(TableRef table, List<String> shadows, Predicate<String> eligible) throws IOException;
+
+    /** The directories whose files READ_MEMBER may serve: every data directory (parity lives in the state dir). */
+    List<Path> dataRoots();
+
+    /** Stops automatic compaction of the tables until the returned handle is closed (not persisted). */
+    AutoCloseable pauseCompaction(List<TableRef> tables);
+
+    /**
+     * Streams this node's replicas of the keyspace from other replicas (a rebuild of a replaced node). For keyspaces
+     * with ELECT tables each range comes from a live secondary when there is one (its stubs are never streamed).
+     */
+    void streamKeyspace(String keyspace, boolean electTables) throws IOException;
+}

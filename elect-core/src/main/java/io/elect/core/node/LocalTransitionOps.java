@@ -1,0 +1,393 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.config.ColdTierStores;
+import io.elect.core.node.LocalTables.TableFile;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.MemberServer;
+import io.elect.core.stripes.NodeMemberReader;
+import io.elect.core.stripes.ParityBuilder;
+import io.elect.core.stripes.ParityFiles;
+import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.wire.TransitionMessages;
+import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.ComponentRef;
+import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
+import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
+import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
+import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubResult;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.transport.Peer;
+import io.elect.core.transport.Verbs;
+import io.elect.offload.ColdStore;
+
+/**
+ * This node's side of the transitioning verbs (docs/formats/verbs.md): its byte snapshot and candidates, pinning a
+ * member, building a parity member, stubbing the secondaries of a member, installing a stub, commit, rollback and
+ * dropping parity; and the periodic re-purge of new files against the stubs ({@link #maintain}). Every handler is
+ * idempotent: the same request twice has the effect of one. Written against {@link LocalTables}, {@link Ring} and the
+ * transport only.
+ *
+ * <p>Local state outside the storage engine's directories: parity members under {@link ParityFiles} in the node's
+ * state directory.
+ */
+public final class LocalTransitionOps
+{
+    private static final Logger logger = LoggerFactory.getLogger(LocalTransitionOps.class);
+
+    private final NodeContext node;
+    private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
+    /** Per stub (table/id): files already purged against it (in memory: a restart re-examines each once). */
+    private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
+    private final ColdOffload offload;
+    private final NodeSnapshots snapshots;
+    private final NodeRebuilds rebuilds;
+
+    LocalTransitionOps(NodeContext node, NodeRebuilds rebuilds)
+    {
+        this.node = node;
+        this.rebuilds = rebuilds;
+        this.offload = new ColdOffload(node, this::isPinned);
+        this.snapshots = new NodeSnapshots(node);
+    }
+
+    /** This node's snapshot of the table (as SNAPSHOT returns it). */
+    NodeSnapshot snapshot(TableRef t) throws IOException
+    {
+        return snapshots.snapshot(t);
+    }
+
+    void register() throws IOException
+    {
+        // A node being rebuilt holds partial data: its snapshot would make the planner encode or offload against
+        // bytes that are about to change, so rounds fail (and retry) until the rebuild is over.
+        node.transport().register(Verbs.SNAPSHOT, p -> {
+            if (rebuilds.running())
+                throw new IllegalStateException("node " + node.self() + " " + NodeRebuild.REFUSAL);
+            return snapshots.snapshot(SnapshotRequest.decode(p).table()).encode();
+        });
+        node.transport().register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());
+        node.transport().register(Verbs.BUILD_PARITY, p -> buildParity(BuildParityRequest.decode(p)).encode());
+        node.transport().register(Verbs.STUB, p -> stub(StubRequest.decode(p)).encode());
+        node.transport().register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p), true).encode());
+        node.transport().register(Verbs.STRIPE_STATUS, p -> MemberRestore.statusOf(node, TransitionMessages.StripeStatusRequest.decode(p)).encode());
+        node.transport().register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
+        node.transport().register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
+        node.transport().register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
+        node.transport().register(Verbs.OFFLOAD_PARITY, p -> offload.offloadParity(OffloadRequest.decode(p)).encode());
+        node.transport().register(Verbs.OFFLOAD_PRIMARY, p -> offload.offloadPrimary(OffloadRequest.decode(p)).encode());
+        // READ_MEMBER, with the fallback that serves files moved to the cold tier (and restored under new names)
+        List<Path> roots = new ArrayList<>(node.tables().dataRoots());
+        roots.add(node.stateDir());
+        new MemberServer(node.transport(), roots, new MemberServer.Fallback()
+        {
+            @Override
+            public Optional<ByteBuffer> read(Path path, long offset, int length) throws IOException
+            {
+                return offload.read(path, offset, length);
+            }
+
+            @Override
+            public boolean overrides(Path path)
+            {
+                return offload.overrides(path);
+            }
+        });
+    }
+
+    ColdOffload offload()
+    {
+        return offload;
+    }
+
+    NodeContext node()
+    {
+        return node;
+    }
+
+    private boolean isPinned(TableRef table, String sstable)
+    {
+        String prefix = table + "/" + sstable + "/";
+        for (String k : pinned.keySet())
+            if (k.startsWith(prefix))
+                return true;
+        return false;
+    }
+
+    /** The live file of the table with this id; IllegalStateException naming node and table if there is none. */
+    TableFile live(TableRef t, String id) throws IOException
+    {
+        return find(t, id).orElseThrow(() -> new IllegalStateException("sstable " + id + " of " + t + " is not live on "
+                                                                        + node.self()));
+    }
+
+    Optional<TableFile> find(TableRef t, String id) throws IOException
+    {
+        for (TableFile f : node.tables().files(t))
+            if (f.id().equals(id))
+                return Optional.of(f);
+        return Optional.empty();
+    }
+
+    // ------------------------------------------------------------------ PIN / COMMIT / ROLLBACK
+
+    MemberInfo pin(MemberRequest req) throws IOException
+    {
+        String key = req.table() + "/" + req.sstable() + "/" + req.stripeId();
+        TableFile f = live(req.table(), req.sstable());
+        if (f.source() != LocalTables.Source.LOCAL)
+            throw new IllegalStateException("sstable " + req.sstable() + " of " + req.table() + " is tiered; only local SSTables are encoded");
+        node.tables().freeze(req.table(), req.sstable(), req.stripeId());
+        MemberInfo cached = pinned.get(key);
+        if (cached != null)
+            return cached;
+        Path data = f.dataPath().toAbsolutePath();
+        ChunkChecksums sums;
+        try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
+        {
+            sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
+        }
+        List<ComponentRef> comps = new ArrayList<>();
+        for (LocalTables.ComponentFile c : node.tables().components(req.table(), req.sstable()))
+            comps.add(new ComponentRef(c.name(), c.path().toAbsolutePath().toString(), c.length()));
+        MemberInfo info = new MemberInfo(data.toString(), sums, comps);
+        pinned.put(key, info);
+        logger.info("pinned {} of {} for stripe {} ({} data bytes)", req.sstable(), req.table(), req.stripeId(), sums.length());
+        return info;
+    }
+
+    byte[] commit(MemberRequest req)
+    {
+        pinned.remove(req.table() + "/" + req.sstable() + "/" + req.stripeId());
+        return TransitionMessages.ok();
+    }
+
+    byte[] rollback(MemberRequest req) throws IOException
+    {
+        pinned.remove(req.table() + "/" + req.sstable() + "/" + req.stripeId());
+        Optional<TableFile> f = find(req.table(), req.sstable());
+        if (f.isEmpty())
+            return TransitionMessages.ok();
+        String owner = f.get().frozenTag();
+        if (owner != null && !owner.equals(req.stripeId()))
+        {
+            // An earlier attempt of this rollback already unfroze it here (another member's ROLLBACK failed, so the
+            // stripe stayed ROLLING_BACK), and a later stripe has encoded it since: nothing of this stripe is left to
+            // undo on this member, and failing would keep the stripe rolling back forever.
+            logger.info("rollback of stripe {}: sstable {} of {} now belongs to stripe {}; nothing to undo", req.stripeId(),
+                        req.sstable(), req.table(), owner);
+            return TransitionMessages.ok();
+        }
+        node.tables().unfreeze(req.table(), req.sstable(), req.stripeId());
+        return TransitionMessages.ok();
+    }
+
+    // ------------------------------------------------------------------ parity
+
+    ParityInfo buildParity(BuildParityRequest req) throws IOException
+    {
+        TableRef t = req.table();
+        Path file = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index());
+        Path coldMarker = ParityFiles.coldMarker(file);
+        String coldKey = ParityFiles.coldKey(t.keyspace(), t.table(), req.stripeId(), req.index());
+        if (Files.exists(coldMarker))
+            return new ParityInfo(LocatorMemberReader.cold(ColdTierStores.DEFAULT_STORE, coldKey), req.layout().stripeLength());
+        long start = node.clock().nanoTime();
+        ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
+            .build(req.layout(), req.index(), node.tiered().members(), file.getParent(), file.getFileName().toString());
+        // ages of parity members (offload goes oldest first) are measured on the node's clock
+        Files.setLastModifiedTime(built.path(), FileTime.fromMillis(node.clock().millis()));
+        if (!req.cold())
+        {
+            logger.info("parity {} of stripe {} ({}) built: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
+                        built.length(), node.clock().millisSince(start));
+            return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()),
+                                  built.length());
+        }
+        ColdStore store = node.tiered().store(ColdTierStores.DEFAULT_STORE)
+                              .orElseThrow(() -> new IllegalStateException("parity offload needs the cold tier (elect.offload_enabled and elect.cold_tier)"));
+        store.put(coldKey, built.path());
+        ParityFiles.writeColdMarker(coldMarker, built.length());
+        ParityFiles.deleteHot(built.path());
+        logger.info("parity {} of stripe {} ({}) built and offloaded to {}: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
+                    coldKey, built.length(), node.clock().millisSince(start));
+        return new ParityInfo(LocatorMemberReader.cold(ColdTierStores.DEFAULT_STORE, coldKey), built.length());
+    }
+
+    byte[] dropParity(DropParityRequest req) throws IOException
+    {
+        TableRef t = req.table();
+        Path file = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index());
+        synchronized (offload.parityLock) // not interleaved with an OFFLOAD_PARITY of the same member
+        {
+            ParityFiles.deleteHot(file);
+            var store = node.tiered().store(ColdTierStores.DEFAULT_STORE);
+            if (store.isPresent())
+                store.get().delete(ParityFiles.coldKey(t.keyspace(), t.table(), req.stripeId(), req.index()));
+            Files.deleteIfExists(ParityFiles.coldMarker(file));
+        }
+        return TransitionMessages.ok();
+    }
+
+    // ------------------------------------------------------------------ stubs
+
+    /** On a data node: stub every secondary replica of the member's range. */
+    StubResult stub(StubRequest req) throws IOException
+    {
+        TableFile f = live(req.table(), req.sstable());
+        MemberInfo info = pin(new MemberRequest(req.table(), req.sstable(), req.stripeId()));
+        List<ComponentRef> comps = new ArrayList<>();
+        for (ComponentRef c : info.components())
+            comps.add(new ComponentRef(c.name(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), c.location()), c.length()));
+        StubRequest install = new StubRequest(req.table(), req.sstable(), req.stripeId(), req.layout(), req.self(), info.checksums(), comps);
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (String replica : node.ring().replicas(req.table().keyspace(), f.firstToken()))
+        {
+            if (replica.equals(node.self()))
+                continue;
+            calls.add(node.transport().requestOnce(node.peer(replica), Verbs.STUB_INSTALL, install.encode(), 15 * 60_000L));
+        }
+        StubResult total = new StubResult(0, 0, 0, 0);
+        for (CompletableFuture<byte[]> c : calls)
+            total = total.plus(StubResult.decode(Futures.await(c)));
+        return total;
+    }
+
+    /**
+     * On a secondary: fetch the member's non-data components, install the stub and, if {@code purge}, purge the older
+     * row versions it shadows (a rebuild installs all its stubs first and purges against all of them in one pass).
+     */
+    StubResult stubInstall(StubRequest req, boolean purge) throws IOException
+    {
+        long start = node.clock().nanoTime();
+        Path tmp = node.stateDir().resolve("stub-tmp").resolve(req.stripeId() + "-" + req.self());
+        Files.createDirectories(tmp);
+        try
+        {
+            Map<String, Path> files = new LinkedHashMap<>();
+            for (ComponentRef c : req.components())
+            {
+                if (c.name().contains("/") || c.name().contains(".."))
+                    throw new IllegalArgumentException("bad component name '" + c.name() + "'");
+                // keep the source file name (<version>-<id>-<format>-<component>): install reads the version from it
+                Path dest = tmp.resolve(Paths.get(LocatorMemberReader.NodeLocator.parse(c.location()).path()).getFileName().toString());
+                fetch(node.nodes(), c.location(), c.length(), dest);
+                files.put(c.name(), dest);
+            }
+            String stub = node.tables().installStub(req.table(), files, req.layout(), req.self(), req.checksums());
+            LocalTables.PurgeResult stats = LocalTables.PurgeResult.NONE;
+            if (purge)
+                stats = node.tables().purge(req.table(), List.of(stub), id -> true);
+            logger.info("stub of {} (stripe {} member {}) installed on {} as {}; purge {} -> {} bytes, {} busy ({} ms)",
+                        req.sstable(), req.stripeId(), req.self(), req.table(), stub, stats.bytesBefore(),
+                        stats.bytesAfter(), stats.busy().size(), node.clock().millisSince(start));
+            return new StubResult(1, stats.bytesBefore(), stats.bytesAfter(), stats.busy().size());
+        }
+        finally
+        {
+            Futures.deleteTree(tmp);
+        }
+    }
+
+    // ------------------------------------------------------------------ maintenance
+
+    /**
+     * Purges, against every stub of every ELECT table, the files that appeared since its last purge (flushes and
+     * compactions after the stub was installed may hold row versions the stub shadows: writes that were still in a
+     * memtable at install time, or compaction outputs mixing purged and unpurged data). Each file is examined once per
+     * stub; files busy in a compaction are retried next time.
+     */
+    public void maintain()
+    {
+        Set<String> liveStubs = new HashSet<>();
+        for (TableRef t : node.tables().electTables())
+        {
+            if (!node.tables().exists(t))
+                continue;
+            List<TableFile> live;
+            try
+            {
+                live = node.tables().files(t);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("re-purge of {}: cannot list its files (retried next time): {}", t, e.toString());
+                continue;
+            }
+            for (TableFile stub : live)
+            {
+                if (!stub.isStub())
+                    continue;
+                String key = t + "/" + stub.id();
+                liveStubs.add(key);
+                Set<String> seen = examined.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet());
+                boolean anyNew = false;
+                for (TableFile f : live)
+                    anyNew |= !f.frozen() && !seen.contains(f.id());
+                if (!anyNew)
+                    continue;
+                try
+                {
+                    LocalTables.PurgeResult st = node.tables().purge(t, List.of(stub.id()), id -> !seen.contains(id));
+                    Set<String> busy = new HashSet<>(st.busy());
+                    for (TableFile f : live)
+                        if (!f.frozen() && !busy.contains(f.id()))
+                            seen.add(f.id());
+                    if (st.rewritten() > 0)
+                        logger.info("re-purge of {} against stub {}: {} SSTables rewritten, {} -> {} bytes ({} ms)", t,
+                                    stub.id(), st.rewritten(), st.bytesBefore(), st.bytesAfter(), st.millis());
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    logger.warn("re-purge of {} against stub {} failed (retried next time): {}", t, stub.id(), e.toString());
+                }
+            }
+        }
+        examined.keySet().retainAll(liveStubs);
+    }
+
+    /** Copies a whole {@code node:} file of known length to dest (fsynced), 1 MiB per request. */
+    static void fetch(NodeMemberReader nodes, String locator, long length, Path dest) throws IOException
+    {
+        try (FileChannel out = FileChannel.open(dest, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+        {
+            long off = 0;
+            int window = 1 << 20;
+            while (off < length)
+            {
+                int n = (int) Math.min(window, length - off);
+                ByteBuffer b = nodes.read(LocatorMemberReader.NodeLocator.parse(locator), off, n);
+                while (b.hasRemaining())
+                    out.write(b);
+                off += n;
+            }
+            out.force(true);
+        }
+    }
+}

@@ -1,0 +1,379 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import com.google.common.util.concurrent.RateLimiter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.config.Json;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.stripes.Member;
+import io.elect.core.transition.wire.TransitionMessages.StripeStatus;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.util.ChecksummedTextFile;
+
+/**
+ * Full-node recovery ({@code electtool rebuild}) of a replacement node: same address and token, empty disk
+ * (Cassandra took over the old host id with {@code replace_address_first_boot}, without streaming). Phases, in order:
+ * <ol>
+ * <li><b>primaries</b>: every data member this node held in a COMMITTED stripe is rebuilt by decoding whole chunks
+ *     from k surviving members ({@link MemberRestore}), {@code parallelism} members at a time, throttled to
+ *     {@code throttle} MiB/s of decoded bytes;</li>
+ * <li><b>parity</b>: every parity member it held is re-marked as cold if its cold object exists, else regenerated
+ *     from the k data members;</li>
+ * <li><b>stream</b>: the storage engine streams every keyspace's ranges from the other replicas (data that is not
+ *     encoded; ranges of keyspaces with ELECT tables from secondaries, {@link LocalTables#streamKeyspace});</li>
+ * <li><b>stubs</b>: for every member of another node whose range this node replicates, the stub is installed again
+ *     (components from another secondary's stub) and purges the streamed copies it shadows;</li>
+ * <li><b>purge</b>: streamed copies shadowed by the restored primaries are purged against them.</li>
+ * </ol>
+ * Resumable: each finished step is appended to {@code <state>/rebuild/progress.txt} (checksummed) and skipped
+ * by a later run; a finished rebuild is recorded too, and the next {@code start} begins afresh. While a rebuild runs,
+ * this node refuses SNAPSHOT, so no transitioning round plans against its partial data. Stripe records keep naming
+ * this node by address: restored members get new file names and the old names are redirected to them
+ * (docs/formats/redirects.md), so the layouts stored in stubs stay valid.
+ */
+final class NodeRebuild
+{
+    private static final Logger logger = LoggerFactory.getLogger(NodeRebuild.class);
+    static final String MAGIC = "elect-rebuild-progress";
+    static final int VERSION = 1;
+    /** How a rebuilding node refuses SNAPSHOT (the coordinator recognizes it and logs one line). */
+    static final String REFUSAL = "is being rebuilt (electtool rebuild); no snapshot until it ends";
+
+    private final LocalTransitionOps ops;
+    private final NodeContext node;
+    private final int parallelism;
+    private final RateLimiter throttle;
+    private final boolean stream;
+    /** Only this keyspace's stripes and streams; null: every keyspace. */
+    private final String keyspace;
+    private final String me;
+    private final Path progressFile;
+    private final Set<String> done = ConcurrentHashMap.newKeySet();
+    private final long startedAt;
+    private volatile String phase = "planning";
+    private volatile String state = "running";
+    private volatile String error;
+    /** Counted down when run() ends, done or failed (after state is set). */
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private final AtomicLong totalBytes = new AtomicLong(), doneBytes = new AtomicLong();
+    private final AtomicInteger totalSteps = new AtomicInteger(), doneSteps = new AtomicInteger(), skipped = new AtomicInteger();
+    private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+
+    NodeRebuild(LocalTransitionOps ops, int parallelism, double throttleMiBps, boolean stream, String keyspace) throws IOException
+    {
+        this.ops = ops;
+        this.node = ops.node();
+        if (keyspace != null && !node.tables().keyspaceExists(keyspace))
+            throw new IllegalArgumentException("keyspace '" + keyspace + "' does not exist on this node");
+        this.keyspace = keyspace;
+        if (parallelism < 1 || parallelism > 64)
+            throw new IllegalArgumentException("parallelism must be in [1, 64], got " + parallelism);
+        if (!(throttleMiBps >= 0))
+            throw new IllegalArgumentException("throttle must be >= 0 MiB/s (0: unthrottled), got " + throttleMiBps);
+        this.parallelism = parallelism;
+        this.throttle = throttleMiBps == 0 ? null : RateLimiter.create(throttleMiBps * (1 << 20));
+        this.stream = stream;
+        this.me = node.self();
+        this.startedAt = node.clock().millis();
+        this.progressFile = node.stateDir().resolve("rebuild").resolve("progress.txt");
+        Files.createDirectories(progressFile.getParent());
+        List<String> before = ChecksummedTextFile.read(progressFile, MAGIC, VERSION, NodeRebuild::corrupt).orElse(List.of());
+        if (!before.contains("complete"))
+            done.addAll(before);
+        else
+            Files.delete(progressFile);
+    }
+
+    boolean isRunning()
+    {
+        return state.equals("running");
+    }
+
+    /** Waits until the rebuild ends or maxWaitMillis pass. */
+    void await(long maxWaitMillis) throws InterruptedException
+    {
+        ended.await(maxWaitMillis, TimeUnit.MILLISECONDS);
+    }
+
+    String statusJson()
+    {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        long elapsed = node.clock().millis() - startedAt;
+        doc.put("state", state);
+        doc.put("phase", phase);
+        doc.put("done_bytes", doneBytes.get());
+        doc.put("total_bytes", totalBytes.get());
+        doc.put("done_steps", doneSteps.get());
+        doc.put("total_steps", totalSteps.get());
+        doc.put("resumed_steps", skipped.get());
+        doc.put("elapsed_ms", elapsed);
+        long d = doneBytes.get(), t = totalBytes.get();
+        doc.put("eta_ms", d <= 0 || t <= d ? null : (long) ((double) elapsed * (t - d) / d));
+        doc.put("counts", new LinkedHashMap<>(counts));
+        doc.put("error", error);
+        return Json.write(doc);
+    }
+
+    /** The counts of what happened so far (steps by outcome), for tests and the simulation. */
+    Map<String, Integer> counts()
+    {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        counts.forEach((k, v) -> out.put(k, v.get()));
+        return out;
+    }
+
+    String state()
+    {
+        return state;
+    }
+
+    void run()
+    {
+        try
+        {
+            logger.info("rebuild of {} started (keyspace {}, parallelism {}, throttle {}, streaming {}, {} steps already done)", me,
+                        keyspace == null ? "(all)" : keyspace, parallelism,
+                        throttle == null ? "off" : String.format("%.1f MiB/s", throttle.getRate() / (1 << 20)), stream, done.size());
+            List<StripeRecord> stripes = new ArrayList<>();
+            for (StripeRecord r : node.store().list())
+            {
+                if (keyspace != null && !RemoteStripeParticipant.tableOf(firstReal(r).sstable()).keyspace().equals(keyspace))
+                    continue;
+                if (r.state() == StripeState.COMMITTED)
+                    stripes.add(r);
+                else
+                    count("stripes_not_committed");
+            }
+            stripes.sort(java.util.Comparator.comparing(r -> r.id().toString()));
+            List<Runnable> primaries = new ArrayList<>(), parities = new ArrayList<>(), stubs = new ArrayList<>();
+            MemberRestore restore = new MemberRestore(ops, this::progressBytes, this::count);
+            for (StripeRecord r : stripes)
+            {
+                for (int i = 0; i < r.k(); i++)
+                {
+                    Member mem = r.members().get(i);
+                    if (mem.isVirtual())
+                        continue;
+                    int index = i;
+                    TableRef table = RemoteStripeParticipant.tableOf(mem.sstable());
+                    if (mem.node().equals(me))
+                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> restore.primary(table, r, index)));
+                    else
+                        stubs.add(step("stub/" + r.id() + "/" + i, 0, () -> stub(table, r, index, restore)));
+                }
+                for (int j = 0; j < r.m(); j++)
+                {
+                    if (!r.parityNodes().get(j).equals(me))
+                        continue;
+                    int index = j;
+                    TableRef table = RemoteStripeParticipant.tableOf(firstReal(r).sstable());
+                    parities.add(step("parity/" + r.id() + "/" + j, r.codeLength(), () -> restore.parity(table, r, index)));
+                }
+            }
+            // Three independent lanes run at once, then the purge. Streaming needs nothing the others build (stubs,
+            // which need the primaries of other nodes, are left out of streams); stubs need only other nodes (their
+            // components and data); parity regeneration may read this node's restored primaries, so it follows them.
+            // Compaction of the tables being rebuilt waits until the purge: it would rewrite streamed copies that the
+            // purge is about to drop, and hold them busy.
+            List<TableRef> tables = new ArrayList<>();
+            for (TableRef t : node.tables().electTables())
+                if (node.tables().exists(t) && (keyspace == null || keyspace.equals(t.keyspace())))
+                    tables.add(t);
+            try (AutoCloseable paused = node.tables().pauseCompaction(tables))
+            {
+                List<NodeExecutors.Task> lanes = new ArrayList<>();
+                AtomicReference<Throwable> laneError = new AtomicReference<>();
+                lanes.add(lane("primaries", laneError, rename -> {
+                    node.executors().runAll("rebuild-primaries", primaries, parallelism);
+                    rename.accept("parity");
+                    node.executors().runAll("rebuild-parity", parities, parallelism);
+                }));
+                if (stream)
+                {
+                    Runnable streamStep = step("stream", 0, this::streamAll);
+                    lanes.add(lane("stream", laneError, rename -> streamStep.run()));
+                }
+                lanes.add(lane("stubs", laneError, rename -> node.executors().runAll("rebuild-stubs", stubs, parallelism)));
+                for (NodeExecutors.Task lane : lanes)
+                    lane.join();
+                if (laneError.get() != null)
+                    throw laneError.get();
+                phase = "purge";
+                count("purge_passes", RebuildPurge.purge(node, me, tables, restore.restored(), parallelism));
+            }
+            ChecksummedTextFile.write(progressFile, MAGIC, VERSION, List.of("complete"));
+            phase = "done";
+            state = "done";
+            logger.info("rebuild of {} done in {} ms: {}", me, node.clock().millis() - startedAt, statusJson());
+        }
+        catch (Throwable t)
+        {
+            error = t.toString();
+            state = "failed";
+            logger.error("rebuild of {} failed in phase {} (run electtool rebuild again to resume): {}", me, phase, t.toString(), t);
+        }
+        finally
+        {
+            ended.countDown();
+        }
+    }
+
+    private Runnable step(String key, long bytes, IORunnable body)
+    {
+        totalSteps.incrementAndGet();
+        totalBytes.addAndGet(bytes);
+        return () -> {
+            if (done.contains(key))
+            {
+                skipped.incrementAndGet();
+                doneSteps.incrementAndGet();
+                doneBytes.addAndGet(bytes);
+                return;
+            }
+            try
+            {
+                body.run();
+                synchronized (done)
+                {
+                    done.add(key);
+                    ChecksummedTextFile.write(progressFile, MAGIC, VERSION, new ArrayList<>(new TreeSet<>(done)));
+                }
+                doneSteps.incrementAndGet();
+            }
+            catch (IOException e)
+            {
+                throw new java.io.UncheckedIOException(key + ": " + e.getMessage(), e);
+            }
+        };
+    }
+
+    /** The phases running now, in lane order (the status's "phase" joins them); guarded by lanePhase's monitor. */
+    private final List<String> activePhases = new ArrayList<>();
+
+    @FunctionalInterface
+    private interface LaneBody
+    {
+        /** @param rename renames this lane's phase in the status */
+        void run(Consumer<String> rename) throws Exception;
+    }
+
+    /** Starts one lane of the rebuild; its first failure is kept in error (the others run on). */
+    private NodeExecutors.Task lane(String name, AtomicReference<Throwable> error, LaneBody body)
+    {
+        AtomicReference<String> current = new AtomicReference<>(name);
+        lanePhase(null, name);
+        return node.executors().start("rebuild-lane-" + name, () -> {
+            try
+            {
+                body.run(to -> lanePhase(current.getAndSet(to), to));
+            }
+            catch (Throwable e)
+            {
+                error.compareAndSet(null, e);
+            }
+            finally
+            {
+                lanePhase(current.get(), null);
+            }
+        });
+    }
+
+    /** Lane phase 'from' became 'to' (from null: a lane started; to null: the lane ended). */
+    private synchronized void lanePhase(String from, String to)
+    {
+        int i = from == null ? -1 : activePhases.indexOf(from);
+        if (i >= 0 && to == null)
+            activePhases.remove(i);
+        else if (i >= 0)
+            activePhases.set(i, to);
+        else if (to != null)
+            activePhases.add(to);
+        phase = String.join(", ", activePhases);
+    }
+
+    /** Throttles and accounts bytes of decoded or regenerated data. */
+    private void progressBytes(long bytes)
+    {
+        if (throttle != null && bytes > 0)
+            throttle.acquire((int) Math.min(Integer.MAX_VALUE, bytes));
+        doneBytes.addAndGet(bytes);
+    }
+
+    void count(String what)
+    {
+        count(what, 1);
+    }
+
+    void count(String what, int n)
+    {
+        counts.computeIfAbsent(what, x -> new AtomicInteger()).addAndGet(n);
+    }
+
+    private void streamAll() throws IOException
+    {
+        long start = node.clock().nanoTime();
+        java.util.Set<String> elect = new java.util.HashSet<>();
+        for (TableRef t : node.tables().electTables())
+            elect.add(t.keyspace());
+        List<String> keyspaces = keyspace != null ? List.of(keyspace) : node.tables().keyspaces();
+        for (String ks : keyspaces)
+            node.tables().streamKeyspace(ks, elect.contains(ks));
+        count("streamed");
+        logger.info("rebuild of {}: streaming of every keyspace done ({} ms)", me, node.clock().millisSince(start));
+    }
+
+    /** Installs the stub of another node's member i again if this node is a secondary of its range. */
+    private void stub(TableRef table, StripeRecord r, int i, MemberRestore restore) throws IOException
+    {
+        StripeStatus status = restore.findStub(table, r, i);
+        if (status == null)
+        {
+            count("stubs_without_source");
+            logger.warn("rebuild: no live node holds a stub of member {} of stripe {} ({}); its rows stay as streamed", i, r.id(), table);
+            return;
+        }
+        if (!node.ring().replicas(table.keyspace(), status.firstToken()).contains(me))
+            return;
+        ops.stubInstall(status.stub(), false); // purged against every stub at once in the purge phase
+        count("stubs_installed");
+    }
+
+    private static Member firstReal(StripeRecord r)
+    {
+        for (Member m : r.members())
+            if (!m.isVirtual())
+                return m;
+        throw new IllegalStateException("stripe " + r.id() + " has no real member");
+    }
+
+    private static IOException corrupt(Path file, String problem)
+    {
+        return new IOException("corrupt rebuild progress file " + file + ": " + problem + " (delete it to rebuild from the start)");
+    }
+
+    @FunctionalInterface
+    interface IORunnable
+    {
+        void run() throws IOException;
+    }
+}

@@ -1,0 +1,75 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.elect.core.config.Json;
+
+/**
+ * The rebuild of this node ({@code electtool rebuild}): at most one at a time; the last one's status is kept for
+ * {@code electtool rebuild} to poll. One instance per node (held by {@link ElectNode}). Thread-safe.
+ */
+public final class NodeRebuilds
+{
+    private final AtomicReference<NodeRebuild> current = new AtomicReference<>();
+    private LocalTransitionOps ops;
+
+    void attach(LocalTransitionOps ops)
+    {
+        this.ops = ops;
+    }
+
+    /** Whether a rebuild is running now (then this node refuses SNAPSHOT). */
+    public boolean running()
+    {
+        NodeRebuild r = current.get();
+        return r != null && r.isRunning();
+    }
+
+    /**
+     * Starts a rebuild on the node's executors (in the background in production); IllegalStateException if one
+     * runs. Returns the first status document.
+     */
+    public synchronized String start(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws IOException
+    {
+        if (ops == null)
+            throw new IllegalStateException("ELECT services are not running on this node (see its log)");
+        if (running())
+            throw new IllegalStateException("a rebuild is already running on this node: " + current.get().statusJson());
+        NodeRebuild r = new NodeRebuild(ops, parallelism, throttleMiBps, stream, keyspace);
+        current.set(r);
+        String first = r.statusJson();
+        ops.node().executors().start("rebuild", r::run);
+        return first;
+    }
+
+    /** Waits until the current rebuild (if any) ends or maxWaitMillis pass; returns {@link #status()}. */
+    public String await(long maxWaitMillis) throws InterruptedException
+    {
+        NodeRebuild r = current.get();
+        if (r != null)
+            r.await(maxWaitMillis);
+        return status();
+    }
+
+    /** The status of the current or last rebuild of this process ({"state":"none"} if there was none). */
+    public String status()
+    {
+        NodeRebuild r = current.get();
+        return r == null ? Json.write(Map.of("state", "none")) : r.statusJson();
+    }
+
+    /** The last rebuild's counts by outcome and its state ("running", "done", "failed"); for tests and the simulation. */
+    public Map<String, Integer> lastCounts()
+    {
+        NodeRebuild r = current.get();
+        return r == null ? Map.of() : r.counts();
+    }
+
+    public String lastState()
+    {
+        NodeRebuild r = current.get();
+        return r == null ? "none" : r.state();
+    }
+}

@@ -1,0 +1,128 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.elect.core.node.LocalTables.TableFile;
+import io.elect.core.transition.HotnessPolicy;
+import io.elect.core.transition.HotnessPolicy.SSTableInfo;
+import io.elect.core.transition.HotnessTracker;
+import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+/**
+ * This node's SNAPSHOT of an ELECT table (docs/formats/verbs.md): bytes by level and role of unencoded files,
+ * frozen (encoded) primaries, stubs and the bytes they stand for, parity hot and cold, and the transition candidates
+ * (coldest first). Hotness is kept per table from the files' read counters, sampled at each snapshot. Thread-safe.
+ */
+final class NodeSnapshots
+{
+    private final NodeContext node;
+    private final Map<TableRef, HotnessState> hotness = new ConcurrentHashMap<>();
+
+    /** Hotness of one table's files, fed by their read counters at each snapshot. */
+    private final class HotnessState
+    {
+        final HotnessTracker<String> tracker = new HotnessTracker<>(() -> node.clock().nanoTime() / 1_000_000,
+                                                                    node.config().hotnessHalfLifeSeconds * 1000L);
+        final Map<String, Long> lastCounts = new ConcurrentHashMap<>();
+        volatile Set<String> previous = Set.of();
+    }
+
+    NodeSnapshots(NodeContext node)
+    {
+        this.node = node;
+    }
+
+    NodeSnapshot snapshot(TableRef t) throws IOException
+    {
+        if (!node.tables().electTables().contains(t))
+            throw new IllegalArgumentException("table " + t + " is not an ELECT table on " + node.self());
+        HotnessState h = hotness.computeIfAbsent(t, x -> new HotnessState());
+        long now = node.clock().millis();
+        long offloadAge = node.config().primaryOffloadMinAgeSeconds * 1000L;
+        int roles = Math.max(1, node.tables().replicationFactor(t));
+        int levels = node.tables().levels();
+        long[][] unencoded = new long[levels][roles];
+        long encodedHot = 0, encodedHotOld = 0, encodedCold = 0, stubs = 0, replaced = 0;
+        List<TableFile> primaries = new ArrayList<>();
+        Set<String> liveIds = new HashSet<>();
+        for (TableFile f : node.tables().files(t))
+        {
+            liveIds.add(f.id());
+            Long last = h.lastCounts.put(f.id(), f.reads());
+            long delta = f.reads() - (last == null ? 0 : last);
+            if (delta > 0)
+                h.tracker.record(f.id(), delta);
+            if (f.source() == LocalTables.Source.DECODED)
+            {
+                stubs += f.bytesOnDisk();
+                replaced += f.bytesOnDisk() + f.dataBytes();
+                continue;
+            }
+            if (f.source() == LocalTables.Source.COLD) // an offloaded encoded primary: its data length, not the placeholder's
+            {
+                encodedCold += f.dataBytes();
+                continue;
+            }
+            if (f.frozenTag() != null)
+            {
+                encodedHot += f.bytesOnDisk();
+                if (now - f.dataMillis() >= offloadAge)
+                    encodedHotOld += f.bytesOnDisk();
+                continue;
+            }
+            Integer role = f.role();
+            int ro = role == null ? 0 : Math.max(0, Math.min(role, roles - 1));
+            int level = Math.min(f.level(), levels - 1);
+            unencoded[level][ro] += f.bytesOnDisk();
+            if (role != null && role == 0)
+                primaries.add(f);
+        }
+        h.lastCounts.keySet().retainAll(liveIds);
+        for (String id : h.tracker.snapshot().keySet())
+            if (!liveIds.contains(id))
+                h.tracker.forget(id);
+
+        int maxLevel = 0;
+        for (TableFile f : primaries)
+            maxLevel = Math.max(maxLevel, f.level());
+        List<SSTableInfo> infos = new ArrayList<>();
+        Map<String, TableFile> byId = new LinkedHashMap<>();
+        for (TableFile f : primaries)
+        {
+            byId.put(f.id(), f);
+            infos.add(new SSTableInfo(f.id(), f.level(), f.level() == maxLevel, 0, now - f.dataMillis(), f.dataBytes(),
+                                      h.tracker.rate(f.id())));
+        }
+        HotnessPolicy policy = new HotnessPolicy(node.config().transitionMinAgeSeconds * 1000L, node.config().coldReadRate,
+                                                 node.config().hotnessHysteresis);
+        List<SSTableInfo> selected = policy.select(infos, h.previous);
+        Set<String> selectedIds = new HashSet<>();
+        List<CandidateInfo> candidates = new ArrayList<>();
+        long encodable = 0, encodableOld = 0;
+        for (SSTableInfo s : selected)
+        {
+            TableFile f = byId.get(s.id());
+            selectedIds.add(s.id());
+            if (s.bytes() <= 0)
+                continue;
+            encodable += f.bytesOnDisk();
+            if (s.ageMillis() >= offloadAge)
+                encodableOld += f.bytesOnDisk();
+            // the stripe member is the data file as it is on disk: its exact length, which PIN verifies
+            candidates.add(new CandidateInfo(s.id(), s.bytes(), s.readRate(), s.ageMillis()));
+        }
+        h.previous = selectedIds;
+        long[] parity = node.parity().bytes(t.keyspace(), t.table());
+        return new NodeSnapshot(node.self(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
+                                stubs, replaced, parity[0], parity[1], candidates);
+    }
+}

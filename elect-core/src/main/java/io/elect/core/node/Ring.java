@@ -1,0 +1,33 @@
+package io.elect.core.node;
+
+import java.util.List;
+
+/**
+ * The cluster as the node sees it: ring members, their liveness and racks, and where a token's replicas are. Node
+ * ids are broadcast addresses as strings (what stripe records store). The production implementation reads
+ * Cassandra's token metadata, gossip and failure detector (the adapter's {@code CassandraRing}); the
+ * simulation has its own. Thread-safe; answers are snapshots.
+ */
+public interface Ring
+{
+    /** This node's id. */
+    String self();
+
+    /** Every ring member (up or down), this node included, sorted by id. */
+    List<String> members();
+
+    /** Whether the node is up (this node always is). A node that is not a ring member is down. */
+    boolean isAlive(String node);
+
+    /** The node's rack (as the snitch says; one rack for all is fine). */
+    String rack(String node);
+
+    /** The natural replicas of a token of the keyspace, in the order reads try them (the primary first). */
+    List<String> replicas(String keyspace, String token);
+
+    /** Every member that is up, sorted. */
+    default List<String> liveMembers()
+    {
+        return members().stream().filter(this::isAlive).toList();
+    }
+}

@@ -1,0 +1,92 @@
+package io.elect.core.node;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.elect.core.config.Json;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+import io.elect.core.transition.AlphaPlanner.Plan;
+import io.elect.core.transition.ParityPlacement.Node;
+import io.elect.core.transition.TransitionCoordinator;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+/**
+ * The storage report of every ELECT table ({@code electtool storage}): per node hot and cold bytes, the achieved
+ * saving against full replication (as the planner measures it), the target, and stripes per state. Gathered from
+ * every live node over the ELECT transport.
+ */
+final class StorageReport
+{
+    private StorageReport()
+    {
+    }
+
+    static Map<String, Object> build(NodeContext node, TransitionService transitions)
+    {
+        List<Node> nodes = new ArrayList<>();
+        for (String n : node.ring().liveMembers())
+            nodes.add(new Node(n, node.ring().rack(n)));
+        nodes.sort(Comparator.comparing(Node::id));
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("target_saving", node.config().storageSavingTarget);
+        doc.put("k", node.config().dataChunks);
+        doc.put("m", node.config().parityChunks);
+        doc.put("live_nodes", nodes.size());
+        doc.put("ring_nodes", node.ring().members().size());
+        List<Object> tables = new ArrayList<>();
+        List<TableRef> names = new ArrayList<>(node.tables().electTables());
+        names.sort(Comparator.comparing(TableRef::toString));
+        for (TableRef table : names)
+        {
+            Map<String, NodeSnapshot> snaps = transitions.snapshots(table, nodes);
+            Plan plan = TransitionCoordinator.plan(transitions.settings(), snaps.values());
+            Map<String, Object> tdoc = new LinkedHashMap<>();
+            tdoc.put("table", table.toString());
+            List<Object> perNode = new ArrayList<>();
+            long hot = 0, cold = 0;
+            for (NodeSnapshot s : snaps.values())
+            {
+                Map<String, Object> n = new LinkedHashMap<>();
+                n.put("node", s.node());
+                n.put("hot_bytes", s.hotBytes());
+                n.put("cold_bytes", s.encodedCold() + s.parityCold());
+                n.put("encoded_primary_bytes", s.encodedHot());
+                n.put("stub_bytes", s.stubs());
+                n.put("parity_hot_bytes", s.parityHot());
+                n.put("parity_cold_bytes", s.parityCold());
+                perNode.add(n);
+                hot += s.hotBytes();
+                cold += s.encodedCold() + s.parityCold();
+            }
+            tdoc.put("nodes", perNode);
+            tdoc.put("hot_bytes", hot);
+            tdoc.put("cold_bytes", cold);
+            tdoc.put("full_replication_bytes", (long) plan.fullReplicationBytes());
+            tdoc.put("achieved_saving", plan.fullReplicationBytes() <= 0 ? 0.0 : 1 - plan.hotBytes() / plan.fullReplicationBytes());
+            tdoc.put("plan", plan.toMap());
+            TransitionCoordinator.RoundResult last = transitions.lastRound(table);
+            tdoc.put("last_round_on_this_node", last == null ? null : Map.of("planned", last.planned(), "committed", last.committed(),
+                                                                              "rolled_back", last.rolledBack(), "failed", last.failed()));
+            tables.add(tdoc);
+        }
+        doc.put("tables", tables);
+        Map<String, Object> states = new TreeMap<>();
+        for (StripeState st : StripeState.values())
+            states.put(st.name().toLowerCase(), 0);
+        for (StripeRecord r : node.store().ready() ? node.store().list() : List.<StripeRecord>of())
+            states.merge(r.state().name().toLowerCase(), 1, (a, b) -> (Integer) a + (Integer) b);
+        doc.put("stripes", states);
+        return doc;
+    }
+
+    static String json(NodeContext node, TransitionService transitions)
+    {
+        return Json.write(build(node, transitions));
+    }
+}

@@ -1,0 +1,224 @@
+package io.elect.core.node;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.transition.AlphaPlanner.Plan;
+import io.elect.core.transition.ParityPlacement.Node;
+import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.StripeRecovery;
+import io.elect.core.transition.StripeStateMachine;
+import io.elect.core.transition.TransitionCoordinator;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
+import io.elect.core.transition.wire.TransitionMessages.OffloadResult;
+import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.transport.Verbs;
+
+/**
+ * Redundancy transitioning rounds. A round runs only on the coordinator (the live ring member with the smallest
+ * address) and only while every ring member is up (stubbing a secondary needs it up, and the planner needs every
+ * node's bytes): it first recovers half-done stripes, then, for each ELECT table, collects every node's snapshot,
+ * plans with the storage-saving target and runs the stripes ({@link TransitionCoordinator}); once encoding has
+ * settled it offloads parity and old encoded primaries as the plan asks. Who calls {@link #round()} and when is the
+ * owner's business ({@link ElectNode} schedules it every {@code transition_interval_seconds}; the simulation calls
+ * it as an event).
+ *
+ * <p>Assumption (documented in docs/design/transitioning.md): every node uses the same {@code transport_port}; node
+ * ids in stripe records are broadcast addresses.
+ */
+public final class TransitionService
+{
+    private static final Logger logger = LoggerFactory.getLogger(TransitionService.class);
+
+    /**
+     * Parity is always built into the hot tier; {@link #offload} later moves whole parity files to the cold tier
+     * against a plan measured once encoding has settled. Deciding at build time (per stripe, from the previous
+     * round's plan) overshot alpha: that plan was measured while secondaries of fresh stripes still held their
+     * rows, and a parity file sent to the cold tier is never brought back. The cost is one extra local write of
+     * parity that ends up cold.
+     */
+    private static final Predicate<StripeRecord> NEVER_COLD_AT_BUILD = stripe -> false;
+    static final int MAX_STRIPES_PER_ROUND = 16;
+
+    private final NodeContext node;
+    private final StripeStateMachine machine;
+    private final String codecId;
+    private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
+    private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
+
+    TransitionService(NodeContext node)
+    {
+        this.node = node;
+        RemoteStripeParticipant participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD);
+        this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
+        this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
+    }
+
+    String codecId()
+    {
+        return codecId;
+    }
+
+    StripeStateMachine machine()
+    {
+        return machine;
+    }
+
+    /** The ring as the planner sees it: every member with its rack, sorted by id; null if any member is down. */
+    private List<Node> ringIfAllUp()
+    {
+        List<Node> nodes = new ArrayList<>();
+        for (String n : node.ring().members())
+        {
+            if (!node.ring().isAlive(n))
+                return null;
+            nodes.add(new Node(n, node.ring().rack(n)));
+        }
+        nodes.sort(Comparator.comparing(Node::id));
+        return nodes;
+    }
+
+    /** Whether this node coordinates rounds now (it is the smallest member and every member is up). */
+    public boolean coordinating()
+    {
+        List<Node> ring = ringIfAllUp();
+        return ring != null && !ring.isEmpty() && ring.get(0).id().equals(node.self());
+    }
+
+    /** One round (see the class comment); a no-op unless this node {@link #coordinating() coordinates}. */
+    public synchronized void round()
+    {
+        List<Node> nodes = ringIfAllUp();
+        if (nodes == null || nodes.isEmpty() || !nodes.get(0).id().equals(node.self()))
+            return;
+        long start = node.clock().nanoTime();
+        // Created by the coordinator with every ring member up, so that its replication factor is min(3, ring)
+        // rather than that of whichever node started first.
+        node.store().ensureReady();
+        StripeRecovery.Summary rec = StripeRecovery.recover(node.store(), machine);
+        if (rec.committed() + rec.rolledBack() + rec.pending().size() > 0)
+            logger.info("transition recovery: {} committed, {} rolled back, {} rows removed, {} pending", rec.committed(),
+                        rec.rolledBack(), rec.removed(), rec.pending().size());
+        List<TableRef> tables = new ArrayList<>(node.tables().electTables());
+        tables.sort(Comparator.comparing(TableRef::toString));
+        for (TableRef table : tables)
+        {
+            Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
+            TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
+            TransitionCoordinator.RoundResult previous = lastRounds.get(table);
+            TransitionCoordinator.RoundResult r = c.round(table, snaps, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0)));
+            lastRounds.put(table, r);
+            node.metrics().counter("Transitioning", "StripesCommitted", table.toString()).inc(r.committed());
+            node.metrics().counter("Transitioning", "StripesRolledBack", table.toString()).inc(r.rolledBack());
+            node.metrics().counter("Transitioning", "StripesFailed", table.toString()).inc(r.failed());
+            // Offload only once encoding has settled (no stripe this round nor the last): stubs purge their
+            // secondaries a little after commit, and offloading against not-yet-purged bytes would overshoot alpha.
+            if (node.config().offloadEnabled && r.planned() == 0 && previous != null && previous.planned() == 0)
+                offload(table, snaps, r.plan());
+        }
+        node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Moves existing hot parity, then old encoded primaries, to the cold tier as the plan asks: each node gets a
+     * share of the bytes proportional to what it holds of that kind, and picks its own oldest files
+     * (OFFLOAD_PARITY, OFFLOAD_PRIMARY).
+     */
+    private void offload(TableRef table, Map<String, NodeSnapshot> snaps, Plan plan)
+    {
+        long parityHot = 0, primaryOld = 0;
+        for (NodeSnapshot s : snaps.values())
+        {
+            parityHot += s.parityHot();
+            primaryOld += s.encodedHotOld();
+        }
+        offloadShares(table, snaps, Verbs.OFFLOAD_PARITY, (long) plan.parityOffloadBytes(), parityHot, NodeSnapshot::parityHot, 0);
+        offloadShares(table, snaps, Verbs.OFFLOAD_PRIMARY, (long) plan.primaryOffloadBytes(), primaryOld, NodeSnapshot::encodedHotOld,
+                      node.config().primaryOffloadMinAgeSeconds * 1000L);
+    }
+
+    private void offloadShares(TableRef table, Map<String, NodeSnapshot> snaps, int verb, long bytes, long held,
+                               ToLongFunction<NodeSnapshot> heldBy, long minAgeMillis)
+    {
+        if (bytes <= 0 || held <= 0)
+            return;
+        long start = node.clock().nanoTime();
+        long moved = 0;
+        int items = 0;
+        // Largest holders first, each asked for what is still missing (capped by what it holds): at most one node
+        // gets a partial share, so the rounding to whole files happens once, not once per node.
+        List<NodeSnapshot> byHolding = new ArrayList<>(snaps.values());
+        byHolding.sort(Comparator.comparingLong(heldBy).reversed().thenComparing(NodeSnapshot::node));
+        long remaining = bytes;
+        for (NodeSnapshot s : byHolding)
+        {
+            long share = Math.min(remaining, heldBy.applyAsLong(s));
+            if (share <= 0)
+                break;
+            remaining -= share;
+            try
+            {
+                OffloadResult res = OffloadResult.decode(node.transport().requestOnce(node.peer(s.node()), verb,
+                                                                                      new OffloadRequest(table, share, minAgeMillis).encode(),
+                                                                                      15 * 60_000L).get());
+                moved += res.bytes();
+                items += res.items();
+            }
+            catch (Exception e)
+            {
+                logger.warn("{} of {} bytes of {} on {} failed (next round retries): {}", Verbs.name(verb), share, table, s.node(), e.toString());
+            }
+        }
+        logger.info("{} {}: asked {} bytes, moved {} bytes in {} files ({} ms)", Verbs.name(verb), table, bytes, moved, items,
+                    node.clock().millisSince(start));
+    }
+
+    TransitionCoordinator.Settings settings()
+    {
+        var config = node.config();
+        return new TransitionCoordinator.Settings(config.storageSavingTarget, config.dataChunks, config.parityChunks, codecId,
+                                                  config.erasureCodingEnabled, config.offloadEnabled, 4096,
+                                                  config.stripeFillWaitSeconds * 1000L, MAX_STRIPES_PER_ROUND);
+    }
+
+    /** Every node's snapshot of the table, by node id. */
+    Map<String, NodeSnapshot> snapshots(TableRef table, List<Node> nodes)
+    {
+        Map<String, CompletableFuture<byte[]>> calls = new LinkedHashMap<>();
+        for (Node n : nodes)
+            calls.put(n.id(), node.transport().request(node.peer(n.id()), Verbs.SNAPSHOT, new SnapshotRequest(table).encode()));
+        Map<String, NodeSnapshot> out = new TreeMap<>();
+        for (Map.Entry<String, CompletableFuture<byte[]>> e : calls.entrySet())
+        {
+            try
+            {
+                out.put(e.getKey(), NodeSnapshot.decode(e.getValue().get()));
+            }
+            catch (Exception ex)
+            {
+                throw new IllegalStateException("snapshot of " + table + " from " + e.getKey() + " failed: " + ex.getMessage(), ex);
+            }
+        }
+        return out;
+    }
+
+    /** The last round's result per table on this node (null: none yet). */
+    TransitionCoordinator.RoundResult lastRound(TableRef table)
+    {
+        return lastRounds.get(table);
+    }
+}

@@ -1,0 +1,149 @@
+package io.elect.core.tiered;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.Coders;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeMemberReader;
+import io.elect.offload.ColdStore;
+
+/**
+ * What tiered data files read through on one node: the cold stores by name, the coders, the shared chunk cache, the
+ * source counters, the member reader of DECODED sources and the decode context (clock, member-fetch pool). One
+ * instance per node, owned by the node object and passed to whatever opens tiered sources (the SSTable format's
+ * hook in the Cassandra adapter, the node's services, the simulation).
+ *
+ * <p>Stores must be registered ({@link #registerStore}) before a COLD source is READ; opening does not need them.
+ * {@code node:} members (peers' files) are unavailable until {@link #setNodeReader} is called (the transport starts
+ * after Cassandra has opened its SSTables): sources opened before read through the CURRENT reader at each read.
+ * Thread-safe.
+ */
+public final class TieredRuntime
+{
+    /** Default size of the chunk cache (property {@value #CACHE_BYTES_PROPERTY}). */
+    public static final String CACHE_BYTES_PROPERTY = "elect.tiered.cache_bytes";
+
+    private final Map<String, ColdStore> stores = new ConcurrentHashMap<>();
+    private final Coders coders;
+    private final TieredChunkCache cache;
+    private final DecodeContext decode;
+    private final SourceCounters coldCounters = new SourceCounters();
+    private final SourceCounters decodedCounters = new SourceCounters();
+    private volatile LocatorMemberReader members;
+    /** Reads through the reader current at each read (see the class comment). */
+    private final StripeMemberReader currentMembers = (stripe, member, offset, length) -> members.read(stripe, member, offset, length);
+    private volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
+
+    public TieredRuntime(Coders coders, TieredChunkCache cache, DecodeContext decode)
+    {
+        this.coders = Objects.requireNonNull(coders, "coders");
+        this.cache = Objects.requireNonNull(cache, "cache");
+        this.decode = Objects.requireNonNull(decode, "decode");
+        this.members = new LocatorMemberReader(stores::get);
+    }
+
+    /** A node's runtime with a chunk cache of the default size and a pooled decode context. */
+    public static TieredRuntime standard(Coders coders, io.elect.core.util.Clock clock)
+    {
+        return new TieredRuntime(coders, new TieredChunkCache(Long.getLong(CACHE_BYTES_PROPERTY, 64L << 20)),
+                                 DecodeContext.pooled(clock, "elect-degraded-fetch"));
+    }
+
+    public void registerStore(String name, ColdStore store)
+    {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]+"))
+            throw new IllegalArgumentException("store name must match [A-Za-z0-9_.-]+, got '" + name + "'");
+        stores.put(name, Objects.requireNonNull(store, "store"));
+    }
+
+    public Optional<ColdStore> store(String name)
+    {
+        return Optional.ofNullable(stores.get(name));
+    }
+
+    /** Lets DECODED sources read {@code node:} members (peers' files over the ELECT transport). */
+    public void setNodeReader(LocatorMemberReader.NodeReader nodes)
+    {
+        members = new LocatorMemberReader(stores::get, nodes);
+    }
+
+    /** Reads stripe members by locator (cold, file, node, zero) through the current node reader. */
+    public StripeMemberReader members()
+    {
+        return currentMembers;
+    }
+
+    public Coders coders()
+    {
+        return coders;
+    }
+
+    public TieredChunkCache cache()
+    {
+        return cache;
+    }
+
+    public DecodeContext decodeContext()
+    {
+        return decode;
+    }
+
+    public SourceCounters coldCounters()
+    {
+        return coldCounters;
+    }
+
+    public SourceCounters decodedCounters()
+    {
+        return decodedCounters;
+    }
+
+    /** Chunk size of checksums (and of cold/decoded fetches) for data tiered from now on; a power of two. */
+    public void setChunkSize(int bytes)
+    {
+        new ChunkChecksums(bytes, 0, new int[0]); // validates
+        chunkSize = bytes;
+    }
+
+    public int chunkSize()
+    {
+        return chunkSize;
+    }
+
+    /**
+     * The source of a tiered data component described by its sidecar.
+     *
+     * @param what names the file in errors (e.g. the SSTable descriptor)
+     */
+    public ByteRangeSource openSource(TieredSidecar s, String what)
+    {
+        if (s.source() == TieredSidecar.Source.COLD)
+        {
+            String name = s.coldStore();
+            return new ColdRangeSource(() -> {
+                ColdStore store = stores.get(name);
+                if (store == null)
+                    throw new IOException("no cold store named '" + name + "' is registered; cannot read " + what);
+                return store;
+            }, name, s.coldKey(), s.checksums(), cache, coldCounters);
+        }
+        StripeLayout stripe = s.stripe();
+        return new DecodedRangeSource(stripe, s.self(), coders.get(stripe.k(), stripe.m()), currentMembers, s.checksums(), cache,
+                                      decodedCounters, decode);
+    }
+
+    /** Drops the cached chunks of a tiered data component (it is being deleted). */
+    public void forget(TieredSidecar s)
+    {
+        if (s.source() == TieredSidecar.Source.COLD)
+            cache.invalidate("cold:" + s.coldStore() + "/" + s.coldKey());
+        else
+            cache.invalidate("decoded:" + s.stripe().locators().get(s.self()));
+    }
+}
