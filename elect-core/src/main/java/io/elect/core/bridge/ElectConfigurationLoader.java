@@ -48,7 +48,23 @@ public class ElectConfigurationLoader implements ConfigurationLoader
         if (!text.equals(String.valueOf(NodeHandoff.loadedConfig())))
             logger.info("ELECT configuration from {}: {}", url, text);
         NodeHandoff.configLoaded(split.config);
-        return new YamlConfigurationLoader().loadConfig(inMemoryUrl(split.cassandraYaml));
+        return cassandraConfig(split);
+    }
+
+    /**
+     * Cassandra's part of the file, loaded by Cassandra's loader, with the settings ELECT depends on checked:
+     * {@code uuid_sstable_identifiers_enabled} must be true, because stripe records, stubs and redirects name members
+     * by SSTable file, and sequential ids restart at 1 on a replaced disk (a reused name would be taken for an old
+     * stripe member).
+     */
+    static Config cassandraConfig(ElectYaml.Split split)
+    {
+        Config c = new YamlConfigurationLoader().loadConfig(inMemoryUrl(split.cassandraYaml));
+        if (!c.uuid_sstable_identifiers_enabled)
+            throw new ConfigurationException("uuid_sstable_identifiers_enabled: false is not allowed with ELECT; set it to true in "
+                                             + "cassandra.yaml (stripe members are named by SSTable file, and sequential ids repeat "
+                                             + "after a disk is replaced)", false);
+        return c;
     }
 
     /** Reads and splits the file; shared with {@link ElectDaemon}'s pre-start check. */

@@ -40,6 +40,7 @@ public final class ElectDaemon
         try
         {
             ElectYaml.Split split = ElectConfigurationLoader.load(ElectConfigurationLoader.configUrl());
+            ElectConfigurationLoader.cassandraConfig(split);
             validated = split.config;
             logger.info("ELECT {} starting; elect: {}", ElectVersion.get(), split.config);
         }

@@ -248,7 +248,8 @@ final class ColdOffload
         List<Item> items = new ArrayList<>();
         for (TableFile f : live)
         {
-            if (f.source() != LocalTables.Source.LOCAL || f.frozenTag() == null || pinned.test(req.table(), f.id()))
+            if (f.source() != LocalTables.Source.LOCAL || f.frozenTag() == null || pinned.test(req.table(), f.id())
+                || !committed(f.frozenTag()))
                 continue;
             items.add(new Item(f.id(), f.dataBytes(), f.dataMillis()));
             byId.put(f.id(), f);
@@ -270,6 +271,23 @@ final class ColdOffload
         logger.info("offloaded {} encoded primaries of {}: {} bytes (asked {}, {} eligible) in {} ms", n, req.table(), moved,
                     req.bytes(), items.size(), node.clock().millisSince(start));
         return new OffloadResult(moved, n);
+    }
+
+    /**
+     * Whether the stripe a file is frozen for is COMMITTED: a member of a stripe still in flight stays LOCAL (recovery
+     * may need to pin it again, and a restart forgets which members are pinned).
+     */
+    private boolean committed(String tag)
+    {
+        try
+        {
+            return node.store().get(io.elect.core.stripes.StripeId.parse(tag))
+                       .map(r -> r.state() == io.elect.core.stripes.StripeState.COMMITTED).orElse(false);
+        }
+        catch (IllegalArgumentException e)
+        {
+            return false; // not a stripe's tag
+        }
     }
 
     /**

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -155,15 +154,35 @@ public final class LocalTransitionOps
         return Optional.empty();
     }
 
+    /**
+     * The live file that is this node's member of a stripe: the file with the member's id, or else the LOCAL file
+     * frozen under the stripe's tag (a member a rebuild restored under a new id: a node holds at most one member of a
+     * stripe). IllegalStateException naming node and table if there is neither.
+     */
+    TableFile member(TableRef t, String id, String stripeId) throws IOException
+    {
+        TableFile tagged = null;
+        for (TableFile f : node.tables().files(t))
+        {
+            if (f.id().equals(id))
+                return f;
+            if (stripeId.equals(f.frozenTag()) && f.source() == LocalTables.Source.LOCAL)
+                tagged = f;
+        }
+        if (tagged != null)
+            return tagged;
+        throw new IllegalStateException("sstable " + id + " of " + t + " is not live on " + node.self());
+    }
+
     // ------------------------------------------------------------------ PIN / COMMIT / ROLLBACK
 
     MemberInfo pin(MemberRequest req) throws IOException
     {
         String key = req.table() + "/" + req.sstable() + "/" + req.stripeId();
-        TableFile f = live(req.table(), req.sstable());
+        TableFile f = member(req.table(), req.sstable(), req.stripeId());
         if (f.source() != LocalTables.Source.LOCAL)
             throw new IllegalStateException("sstable " + req.sstable() + " of " + req.table() + " is tiered; only local SSTables are encoded");
-        node.tables().freeze(req.table(), req.sstable(), req.stripeId());
+        node.tables().freeze(req.table(), f.id(), req.stripeId());
         MemberInfo cached = pinned.get(key);
         if (cached != null)
             return cached;
@@ -174,7 +193,7 @@ public final class LocalTransitionOps
             sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
         }
         List<ComponentRef> comps = new ArrayList<>();
-        for (LocalTables.ComponentFile c : node.tables().components(req.table(), req.sstable()))
+        for (LocalTables.ComponentFile c : node.tables().components(req.table(), f.id()))
             comps.add(new ComponentRef(c.name(), c.path().toAbsolutePath().toString(), c.length()));
         MemberInfo info = new MemberInfo(data.toString(), sums, comps);
         pinned.put(key, info);
@@ -193,7 +212,14 @@ public final class LocalTransitionOps
         pinned.remove(req.table() + "/" + req.sstable() + "/" + req.stripeId());
         Optional<TableFile> f = find(req.table(), req.sstable());
         if (f.isEmpty())
-            return TransitionMessages.ok();
+        {
+            // a member restored under a new id by a rebuild
+            for (TableFile t : node.tables().files(req.table()))
+                if (req.stripeId().equals(t.frozenTag()))
+                    f = Optional.of(t);
+            if (f.isEmpty())
+                return TransitionMessages.ok();
+        }
         String owner = f.get().frozenTag();
         if (owner != null && !owner.equals(req.stripeId()))
         {
@@ -204,7 +230,7 @@ public final class LocalTransitionOps
                         req.sstable(), req.table(), owner);
             return TransitionMessages.ok();
         }
-        node.tables().unfreeze(req.table(), req.sstable(), req.stripeId());
+        node.tables().unfreeze(req.table(), f.get().id(), req.stripeId());
         return TransitionMessages.ok();
     }
 
@@ -221,8 +247,6 @@ public final class LocalTransitionOps
         long start = node.clock().nanoTime();
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(req.layout(), req.index(), node.tiered().members(), file.getParent(), file.getFileName().toString());
-        // ages of parity members (offload goes oldest first) are measured on the node's clock
-        Files.setLastModifiedTime(built.path(), FileTime.fromMillis(node.clock().millis()));
         if (!req.cold())
         {
             logger.info("parity {} of stripe {} ({}) built: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
@@ -260,7 +284,7 @@ public final class LocalTransitionOps
     /** On a data node: stub every secondary replica of the member's range. */
     StubResult stub(StubRequest req) throws IOException
     {
-        TableFile f = live(req.table(), req.sstable());
+        TableFile f = member(req.table(), req.sstable(), req.stripeId());
         MemberInfo info = pin(new MemberRequest(req.table(), req.sstable(), req.stripeId()));
         List<ComponentRef> comps = new ArrayList<>();
         for (ComponentRef c : info.components())

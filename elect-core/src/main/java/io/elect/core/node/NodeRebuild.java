@@ -34,7 +34,8 @@ import io.elect.core.util.ChecksummedTextFile;
  * Full-node recovery ({@code electtool rebuild}) of a replacement node: same address and token, empty disk
  * (Cassandra took over the old host id with {@code replace_address_first_boot}, without streaming). Phases, in order:
  * <ol>
- * <li><b>primaries</b>: every data member this node held in a COMMITTED stripe is rebuilt by decoding whole chunks
+ * <li><b>primaries</b>: every data member this node held in a stripe whose parity is durable (COMMITTED, or on its way
+ *     there: PARITY_DURABLE, SECONDARIES_STUBBED, which recovery completes) is rebuilt by decoding whole chunks
  *     from k surviving members ({@link MemberRestore}), {@code parallelism} members at a time, throttled to
  *     {@code throttle} MiB/s of decoded bytes;</li>
  * <li><b>parity</b>: every parity member it held is re-marked as cold if its cold object exists, else regenerated
@@ -159,10 +160,10 @@ final class NodeRebuild
             {
                 if (keyspace != null && !RemoteStripeParticipant.tableOf(firstReal(r).sstable()).keyspace().equals(keyspace))
                     continue;
-                if (r.state() == StripeState.COMMITTED)
+                if (restorable(r.state()))
                     stripes.add(r);
                 else
-                    count("stripes_not_committed");
+                    count("stripes_not_restorable");
             }
             stripes.sort(java.util.Comparator.comparing(r -> r.id().toString()));
             List<Runnable> primaries = new ArrayList<>(), parities = new ArrayList<>(), stubs = new ArrayList<>();
@@ -177,7 +178,7 @@ final class NodeRebuild
                     int index = i;
                     TableRef table = RemoteStripeParticipant.tableOf(mem.sstable());
                     if (mem.node().equals(me))
-                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> restore.primary(table, r, index)));
+                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> primary(restore, table, r, index)));
                     else
                         stubs.add(step("stub/" + r.id() + "/" + i, 0, () -> stub(table, r, index, restore)));
                 }
@@ -340,6 +341,34 @@ final class NodeRebuild
             node.tables().streamKeyspace(ks, elect.contains(ks));
         count("streamed");
         logger.info("rebuild of {}: streaming of every keyspace done ({} ms)", me, node.clock().millisSince(start));
+    }
+
+    /**
+     * Whether a stripe's members and parity are restored: its parity is durable (COMMITTED, or PARITY_DURABLE and
+     * SECONDARIES_STUBBED, which only move forward: secondaries may already rely on the stripe for their rows).
+     * PLANNED and CHUNKS_SHIPPED stripes are rolled back by recovery; their members' rows are not stubbed anywhere and
+     * come back by streaming.
+     */
+    static boolean restorable(StripeState s)
+    {
+        return s == StripeState.COMMITTED || s == StripeState.PARITY_DURABLE || s == StripeState.SECONDARIES_STUBBED;
+    }
+
+    /**
+     * Restores this node's data member i of r. A member of a stripe that is not committed yet, of which no stub exists,
+     * was never relied on by a secondary (stubs come before any purge): its rows come back by streaming, and the
+     * stripe is left to recovery; counted, not a failure.
+     */
+    private void primary(MemberRestore restore, TableRef table, StripeRecord r, int i) throws IOException
+    {
+        if (r.state() != StripeState.COMMITTED && restore.findStub(table, r, i) == null)
+        {
+            count("primaries_without_stub_left_to_recovery");
+            logger.warn("rebuild: member {} of stripe {} ({}, {}) has no stub anywhere: its rows come back by streaming; "
+                        + "recovery decides the stripe", i, r.id(), table, r.state());
+            return;
+        }
+        restore.primary(table, r, i);
     }
 
     /** Installs the stub of another node's member i again if this node is a secondary of its range. */

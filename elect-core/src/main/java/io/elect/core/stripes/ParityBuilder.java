@@ -148,10 +148,12 @@ public final class ParityBuilder
         long length = layout.stripeLength();
         ByteBuffer[] data = new ByteBuffer[k];
         ByteBuffer[] parity = new ByteBuffer[m];
+        // a stripe shorter than the window needs buffers of its length only (whole checksum chunks)
+        int buffer = (int) Math.min(window, (length + chunkSize - 1) / chunkSize * chunkSize);
         for (int i = 0; i < k; i++)
-            data[i] = ErasureCoders.allocateAligned(window);
+            data[i] = ErasureCoders.allocateAligned(Math.max(buffer, chunkSize));
         for (int j = 0; j < m; j++)
-            parity[j] = ErasureCoders.allocateAligned(window);
+            parity[j] = ErasureCoders.allocateAligned(Math.max(buffer, chunkSize));
         int chunks = (int) ((length + chunkSize - 1) / chunkSize);
         int[][] crcs = new int[todo.size()][chunks];
         Path[] tmp = new Path[todo.size()];
@@ -189,6 +191,8 @@ public final class ParityBuilder
                 int i = todo.get(t);
                 Path file = dir.resolve(names.get(i));
                 ChunkChecksums sums = new ChunkChecksums(chunkSize, length, crcs[t]);
+                // the member's age (offload picks the oldest) is measured on the node's clock
+                Files.setLastModifiedTime(tmp[t], java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
                 ParitySidecar.rename(tmp[t], file);
                 new ParitySidecar(layout.codecId(), k, m, parityIndexes[i], layout.dataLengths(), sums).write(file);
                 results[i] = new ParityResult(file, length, sums);

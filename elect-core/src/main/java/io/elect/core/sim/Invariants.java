@@ -1,0 +1,169 @@
+package io.elect.core.sim;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.elect.core.node.LocalTables;
+import io.elect.core.sim.SimCluster.SimNode;
+import io.elect.core.stripes.ParityFiles;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+import io.elect.offload.ObjectInfo;
+
+/**
+ * The invariants checked once a simulation has healed and settled:
+ * <ol>
+ * <li>no stripe is left outside a terminal state (COMMITTED or ROLLED_BACK);</li>
+ * <li>every acknowledged key reads back with its latest value, through its primary, and through a secondary while
+ *     the primary is down (a degraded read: stubs reconstruct the bytes from the stripe);</li>
+ * <li>every committed stripe decodes and its checksums match ({@code electtool verify} on every node: each data
+ *     member served and reconstructed from k others, each parity member intact or in the cold tier);</li>
+ * <li>no orphans: every hot parity file and cold marker belongs to a committed stripe whose parity member it is on
+ *     that node; every parity object in the cold tier to a committed stripe; every offloaded primary's object in the
+ *     cold tier to a live COLD file of its node;</li>
+ * <li>the achieved saving (as the planner measures it) is within 2 points of alpha.</li>
+ * </ol>
+ */
+final class Invariants
+{
+    static final double SAVING_TOLERANCE = 0.02;
+
+    private final Simulation sim;
+    private final SimCluster c;
+
+    Invariants(Simulation sim, SimCluster c)
+    {
+        this.sim = sim;
+        this.c = c;
+    }
+
+    void check() throws IOException
+    {
+        stripesTerminal();
+        readsBack();
+        degradedReadsBack();
+        stripesVerify();
+        noOrphans();
+        saving();
+    }
+
+    private void stripesTerminal()
+    {
+        int committed = 0;
+        for (StripeRecord r : c.stripes.list())
+        {
+            if (!r.state().isTerminal())
+                sim.violation("stripe " + r.id() + " is stuck in " + r.state() + " after healing");
+            if (r.state() == StripeState.COMMITTED)
+                committed++;
+        }
+        sim.stats().put("stripes_committed", committed);
+    }
+
+    private void readsBack()
+    {
+        int ok = 0;
+        for (String key : sim.acked().keySet())
+            ok += sim.readAndCheck(key) > 0 ? 1 : 0;
+        sim.stats().put("final_reads_ok", ok);
+        sim.event("final reads " + ok + "/" + sim.acked().size());
+    }
+
+    /** Each node down in turn: its primary keys read at CL ONE from a secondary. */
+    private void degradedReadsBack() throws IOException
+    {
+        int ok = 0;
+        for (SimNode down : c.nodes())
+        {
+            c.kill(down);
+            for (String key : sim.acked().keySet())
+                if (c.replicaIndexes(SimRows.token(key))[0] == down.index)
+                    ok += sim.readAndCheck(key) > 0 ? 1 : 0;
+            c.start(down);
+        }
+        long decoded = 0;
+        for (SimNode n : c.nodes())
+            decoded += n.node.tiered().decodedCounters().decodedRuns.sum();
+        sim.stats().put("degraded_reads_ok", ok);
+        sim.event("degraded reads " + ok);
+    }
+
+    private void stripesVerify() throws IOException
+    {
+        ObjectMapper json = new ObjectMapper();
+        for (SimNode n : c.nodes())
+        {
+            JsonNode v = json.readTree(n.node.verify());
+            if (!v.path("ok").asBoolean())
+                sim.violation("verify on " + n + " failed: " + v.path("problems"));
+        }
+    }
+
+    private void noOrphans() throws IOException
+    {
+        Map<String, StripeRecord> committed = new HashMap<>();
+        for (StripeRecord r : c.stripes.list())
+            if (r.state() == StripeState.COMMITTED)
+                committed.put(r.id().toString(), r);
+        for (SimNode n : c.nodes())
+        {
+            ParityFiles parity = new ParityFiles(n.dir.resolve("state"));
+            Path dir = parity.dir(SimCluster.TABLE.keyspace(), SimCluster.TABLE.table());
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir))
+            {
+                for (Path p : ds)
+                {
+                    String name = p.getFileName().toString();
+                    if (!name.endsWith(".parity") && !name.endsWith(".cold"))
+                        continue;
+                    int dash = name.lastIndexOf("-p");
+                    String stripe = name.substring(0, dash);
+                    int j = Integer.parseInt(name.substring(dash + 2, name.lastIndexOf('.')));
+                    StripeRecord r = committed.get(stripe);
+                    if (r == null || j >= r.m() || !r.parityNodes().get(j).equals(n.id))
+                        sim.violation("orphaned parity " + name + " on " + n + " (stripe " + (r == null ? "not committed" : "does not place it here") + ")");
+                }
+            }
+        }
+        for (ObjectInfo o : c.cold.list("parity/"))
+        {
+            String[] parts = o.key().split("/");
+            if (parts.length != 4 || !committed.containsKey(parts[2]))
+                sim.violation("orphaned cold parity object " + o.key());
+        }
+        Set<String> owned = new HashSet<>();
+        for (SimNode n : c.nodes())
+            for (LocalTables.TableFile f : n.tables.files(SimCluster.TABLE))
+                if (f.source() == LocalTables.Source.COLD)
+                    owned.add(f.sidecar().coldKey());
+        for (ObjectInfo o : c.cold.list("tiered/"))
+            if (!owned.contains(o.key()))
+                sim.violation("orphaned cold object " + o.key() + " (no live COLD file owns it)");
+    }
+
+    private void saving() throws IOException
+    {
+        SimNode coordinator = c.nodes().get(0);
+        for (SimNode n : c.nodes())
+            if (n.node.transitions().coordinating())
+                coordinator = n;
+        JsonNode report = new ObjectMapper().readTree(coordinator.node.storageJson());
+        JsonNode table = report.path("tables").path(0);
+        double achieved = table.path("achieved_saving").asDouble(Double.NaN);
+        sim.stats().put("achieved_saving", achieved);
+        sim.stats().put("hot_bytes", table.path("hot_bytes").asLong());
+        sim.stats().put("cold_bytes", table.path("cold_bytes").asLong());
+        if (!(Math.abs(achieved - sim.options().alpha()) <= SAVING_TOLERANCE))
+            sim.violation(String.format("achieved saving %.4f is more than %.2f from alpha %.2f after settling (plan %s)", achieved,
+                                        SAVING_TOLERANCE, sim.options().alpha(), table.path("plan")));
+    }
+}

@@ -1,0 +1,29 @@
+package io.elect.core.sim;
+
+/**
+ * Bugs the simulation can plant on purpose, to show that its invariants catch them ({@code --sabotage NAME}): a
+ * simulation that passes with a planted bug proves nothing.
+ */
+enum Sabotage
+{
+    /** No planted bug. */
+    NONE,
+    /**
+     * A stub's purge drops row versions that are NEWER than the stub's (the secondary loses acknowledged updates of
+     * encoded rows): caught by the read check.
+     */
+    PURGE_DROPS_NEWER,
+    /**
+     * BUILD_PARITY acknowledges a parity member and then loses it, as if its file had never been made durable (one
+     * build in three): caught by the stripe check (verify) and degraded reads.
+     */
+    PARITY_LOST_AFTER_ACK;
+
+    static Sabotage parse(String s)
+    {
+        for (Sabotage v : values())
+            if (v.name().equalsIgnoreCase(s.replace('-', '_')))
+                return v;
+        throw new IllegalArgumentException("--sabotage must be one of none, purge-drops-newer, parity-lost-after-ack; got '" + s + "'");
+    }
+}

@@ -1,0 +1,455 @@
+package io.elect.core.sim;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import io.elect.core.config.ElectConfig;
+import io.elect.core.sim.SimCluster.SimNode;
+import io.elect.core.sim.SimRows.Row;
+
+/**
+ * One seeded whole-cluster simulation run: a random but reproducible sequence of client writes and reads, flushes,
+ * compactions, transitioning rounds (encoding, stubs, offload), stub maintenance, process kills and restarts, lost
+ * disks with replace and rebuild, network partitions, dropped, duplicated and delayed messages, and cold-tier faults,
+ * over real node services ({@link SimCluster}); then a healing phase (faults off, every node back, rounds until the
+ * cluster settles) and the final invariants ({@link Invariants}). Every decision is drawn from the seed's one
+ * {@link java.util.Random}; time is a manual clock; so the same seed gives the same run, which the hash of its event
+ * trace shows.
+ *
+ * <p>Invariants checked during the run: every read of an acknowledged key returns its latest acknowledged version
+ * (while no more than m nodes are unavailable to the reader, a read must succeed; beyond that it may fail, never
+ * return a wrong value). At the end: see {@link Invariants}.
+ */
+public final class Simulation
+{
+    /** What to run. */
+    public record Options(long seed, int steps, int nodes, int k, int m, double alpha, Sabotage sabotage, Path workDir)
+    {
+        /** The cluster shape for a seed when not given: 3 to 6 nodes, k in [2, 4], m in [1, 2], k + m <= nodes. */
+        public static Options forSeed(long seed, int steps, Sabotage sabotage, Path workDir)
+        {
+            java.util.Random r = new java.util.Random(seed ^ 0x5eed5eedL);
+            int nodes = 3 + r.nextInt(4);
+            int m = 1 + (nodes >= 5 ? r.nextInt(2) : 0);
+            int k = 2 + r.nextInt(Math.max(1, Math.min(3, nodes - m - 1)));
+            double alpha = new double[]{ 0.3, 0.45, 0.6 }[r.nextInt(3)];
+            return new Options(seed, steps, nodes, k, m, alpha, sabotage, workDir);
+        }
+    }
+
+    /** The outcome of one run. */
+    public record Result(Options options, List<String> violations, String traceHash, Map<String, Object> stats, List<String> lastEvents)
+    {
+        public boolean ok()
+        {
+            return violations.isEmpty();
+        }
+    }
+
+    static final int KEYS = 240;
+    static final int ROWS_PER_FILE = 6;
+
+    private final Options o;
+    private final SimCluster c;
+    private final Map<String, Row> acked = new TreeMap<>();
+    private final List<String> violations = new ArrayList<>();
+    private final Map<String, Object> stats = new LinkedHashMap<>();
+    private final MessageDigest trace;
+    private final ArrayDeque<String> recent = new ArrayDeque<>();
+    private long writes;
+    private int step;
+
+    private Simulation(Options o) throws IOException
+    {
+        this.o = o;
+        this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o),
+                                ROWS_PER_FILE, o.sabotage());
+        try
+        {
+            this.trace = MessageDigest.getInstance("SHA-256");
+        }
+        catch (NoSuchAlgorithmException e)
+        {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static ElectConfig config(Options o)
+    {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("data_chunks", o.k());
+        m.put("parity_chunks", o.m());
+        m.put("storage_saving_target", o.alpha());
+        m.put("coder", "java");
+        m.put("cold_read_rate", 1000.0);
+        m.put("transition_min_age_seconds", 60);
+        m.put("primary_offload_min_age_seconds", 600);
+        m.put("stripe_fill_wait_seconds", 300);
+        m.put("transition_interval_seconds", 60);
+        m.put("transport_request_timeout_ms", 2000);
+        m.put("transport_retries", 3);
+        return ElectConfig.fromMap(m);
+    }
+
+    /** Runs one simulation; never throws for a failure of the system under test (that is a violation). */
+    public static Result run(Options o) throws IOException
+    {
+        Simulation s = new Simulation(o);
+        try (SimCluster cluster = s.c)
+        {
+            s.runAll();
+        }
+        catch (RuntimeException e)
+        {
+            s.violation("the simulation itself failed at step " + s.step + ": " + e);
+        }
+        return new Result(o, List.copyOf(s.violations), HexFormat.of().formatHex(s.trace.digest()), s.stats, List.copyOf(s.recent));
+    }
+
+    private void runAll() throws IOException
+    {
+        for (SimNode n : c.nodes())
+            c.start(n);
+        event("start seed=" + Long.toUnsignedString(o.seed()) + " nodes=" + o.nodes() + " k=" + o.k() + " m=" + o.m() + " alpha=" + o.alpha()
+              + " steps=" + o.steps() + " sabotage=" + o.sabotage());
+        for (int i = 0; i < KEYS; i++)
+            write("key" + i, false);
+        for (SimNode n : c.nodes())
+            n.tables.flush();
+        for (step = 1; step <= o.steps(); step++)
+            step();
+        heal();
+        new Invariants(this, c).check();
+        stats.put("writes_acked", writes);
+        stats.put("messages", c.network.messages());
+        stats.putAll(c.tieredTotals());
+    }
+
+    // ------------------------------------------------------------------ events
+
+    private void step() throws IOException
+    {
+        int dice = c.random.nextInt(100);
+        if (dice < 28)
+            writes();
+        else if (dice < 42)
+            reads(1 + c.random.nextInt(8));
+        else if (dice < 50)
+            onRandomUp("flush", n -> n.tables.flush());
+        else if (dice < 56)
+            onRandomUp("compact", n -> n.tables.compact());
+        else if (dice < 66)
+            rounds();
+        else if (dice < 70)
+            maintain();
+        else if (dice < 80)
+            advance(1 + c.random.nextInt(90));
+        else if (dice < 83)
+            kill();
+        else if (dice < 87)
+            restart();
+        else if (dice < 88)
+            loseDisk();
+        else if (dice < 91)
+            replace();
+        else if (dice < 93)
+            partition();
+        else if (dice < 96)
+            heal("partitions", false);
+        else
+            toggleFaults();
+    }
+
+    private void writes()
+    {
+        int n = 1 + c.random.nextInt(12);
+        int ok = 0;
+        for (int i = 0; i < n; i++)
+            ok += write("key" + c.random.nextInt(KEYS), c.random.nextInt(10) == 0) ? 1 : 0;
+        event("writes " + ok + "/" + n);
+    }
+
+    private boolean write(String key, boolean delete)
+    {
+        byte[] value = null;
+        if (!delete)
+        {
+            value = new byte[40 + c.random.nextInt(80)];
+            c.random.nextBytes(value);
+        }
+        Row r = new Row(key, SimRows.token(key), ++writes, value);
+        boolean ok = c.write(r);
+        if (ok)
+            acked.put(key, r);
+        else
+            writes--;
+        return ok;
+    }
+
+    /** Reads keys at CL ONE and checks each against the model; see the class comment. */
+    void reads(int count) throws IOException
+    {
+        int good = 0, clean = 0;
+        for (int i = 0; i < count; i++)
+        {
+            String key = "key" + c.random.nextInt(KEYS);
+            int outcome = readAndCheck(key);
+            good += outcome > 0 ? 1 : 0;
+            clean += outcome == 0 ? 1 : 0;
+        }
+        event("reads ok=" + good + " failed_cleanly=" + clean + " of " + count);
+    }
+
+    /** 1: correct; 0: failed where failing is allowed (or no replica ready); -1: a violation was recorded. */
+    int readAndCheck(String key)
+    {
+        long token = SimRows.token(key);
+        SimNode r = c.readReplica(token);
+        if (r == null)
+            return 0;
+        Row expected = acked.get(key);
+        Row got;
+        try
+        {
+            got = r.tables.read(key);
+        }
+        catch (IOException | RuntimeException e)
+        {
+            if (unavailableTo(r) <= o.m())
+            {
+                violation("read of " + key + " on " + r + " failed with " + unavailableTo(r) + " nodes unavailable to it (m=" + o.m()
+                          + "): " + e);
+                return -1;
+            }
+            return 0;
+        }
+        boolean right = expected == null ? got == null || got.tombstone()
+                                         : expected.tombstone() ? got == null || (got.tombstone() && got.ts() >= expected.ts())
+                                                                : expected.equals(got);
+        if (!right)
+        {
+            violation("read of " + key + " on " + r + " returned " + got + ", expected " + expected);
+            return -1;
+        }
+        return 1;
+    }
+
+    /** Nodes that are down, not ready, or cut off from the reader. */
+    private int unavailableTo(SimNode reader)
+    {
+        int u = 0;
+        for (SimNode n : c.nodes())
+            if (!n.ready() || (n != reader && c.network.partitioned(reader.id, n.id)))
+                u++;
+        return u;
+    }
+
+    @FunctionalInterface
+    private interface NodeAction
+    {
+        void apply(SimNode n) throws IOException;
+    }
+
+    private void onRandomUp(String what, NodeAction a) throws IOException
+    {
+        List<SimNode> up = new ArrayList<>();
+        for (SimNode n : c.nodes())
+            if (n.up)
+                up.add(n);
+        if (up.isEmpty())
+            return;
+        SimNode n = up.get(c.random.nextInt(up.size()));
+        a.apply(n);
+        event(what + " " + n + " files=" + n.tables.fileCount());
+    }
+
+    /** A transitioning round on every live node (only the coordinator acts). */
+    void rounds()
+    {
+        for (SimNode n : c.nodes())
+        {
+            if (!n.up)
+                continue;
+            try
+            {
+                n.node.transitions().round();
+            }
+            catch (RuntimeException e)
+            {
+                event("round on " + n + " failed: " + e.getClass().getSimpleName());
+            }
+        }
+        event("rounds stripes=" + c.stripes.list().size());
+    }
+
+    void maintain()
+    {
+        for (SimNode n : c.nodes())
+            if (n.up)
+                n.node.ops().maintain();
+        event("maintain");
+    }
+
+    void advance(int seconds)
+    {
+        c.clock.advance(seconds, TimeUnit.SECONDS);
+        event("advance " + seconds + "s");
+    }
+
+    private void kill()
+    {
+        if (c.unavailable() >= o.m())
+            return;
+        List<SimNode> up = c.nodes().stream().filter(n -> n.up).toList();
+        SimNode n = up.get(c.random.nextInt(up.size()));
+        c.kill(n);
+        event("kill " + n);
+    }
+
+    private void restart() throws IOException
+    {
+        List<SimNode> down = c.nodes().stream().filter(n -> !n.up && !n.needsRebuild).toList();
+        if (down.isEmpty())
+            return;
+        SimNode n = down.get(c.random.nextInt(down.size()));
+        c.start(n);
+        event("restart " + n);
+    }
+
+    private void loseDisk() throws IOException
+    {
+        if (c.unavailable() >= o.m() || c.nodes().stream().anyMatch(n -> n.needsRebuild))
+            return;
+        List<SimNode> up = c.nodes().stream().filter(n -> n.up).toList();
+        SimNode n = up.get(c.random.nextInt(up.size()));
+        c.loseDisk(n);
+        event("lose-disk " + n);
+    }
+
+    private void replace() throws IOException
+    {
+        List<SimNode> lost = c.nodes().stream().filter(n -> n.needsRebuild).toList();
+        if (lost.isEmpty())
+            return;
+        SimNode n = lost.get(c.random.nextInt(lost.size()));
+        String state = c.replaceAndRebuild(n);
+        event("replace+rebuild " + n + " " + state + " " + n.node.rebuilds().lastCounts());
+    }
+
+    private void partition()
+    {
+        if (c.network.partitions().size() >= 1)
+            return;
+        int a = c.random.nextInt(c.nodes().size()), b = c.random.nextInt(c.nodes().size());
+        if (a == b)
+            return;
+        c.network.partition(c.nodes().get(a).id, c.nodes().get(b).id);
+        event("partition " + c.nodes().get(a) + " " + c.nodes().get(b));
+    }
+
+    private void toggleFaults()
+    {
+        boolean on = c.random.nextBoolean();
+        c.network.setFaults(on ? new SimNetwork.Faults(0.03, 0.03, 0.05, 0.1, 3000) : SimNetwork.Faults.NONE);
+        SimColdTier.setFaults(c.cold, on);
+        event("faults " + (on ? "on" : "off"));
+    }
+
+    /** Heals the network (and, when all, turns faults off and brings every node back). */
+    private void heal(String what, boolean all) throws IOException
+    {
+        c.network.heal();
+        if (all)
+        {
+            c.network.setFaults(SimNetwork.Faults.NONE);
+            SimColdTier.setFaults(c.cold, false);
+            for (SimNode n : c.nodes())
+                if (!n.up && !n.needsRebuild)
+                    c.start(n);
+            for (SimNode n : c.nodes())
+                if (n.needsRebuild)
+                {
+                    String state = c.replaceAndRebuild(n);
+                    if (!state.equals("done"))
+                        violation("the rebuild of " + n + " did not finish after healing: " + n.node.rebuilds().status());
+                }
+        }
+        event("heal " + what);
+    }
+
+    /** Faults off, every node back, then flush, compact and rounds until nothing changes for three rounds. */
+    private void heal() throws IOException
+    {
+        heal("all", true);
+        String last = "";
+        int same = 0, rounds = 0;
+        while (same < 3 && rounds < 80)
+        {
+            for (SimNode n : c.nodes())
+            {
+                n.tables.flush();
+                n.tables.compact();
+            }
+            advance(120);
+            rounds();
+            maintain();
+            rounds++;
+            String now = c.stripes.list() + "/" + allFiles();
+            same = now.equals(last) ? same + 1 : 0;
+            last = now;
+        }
+        stats.put("settle_rounds", rounds);
+    }
+
+    private String allFiles()
+    {
+        StringBuilder sb = new StringBuilder();
+        for (SimNode n : c.nodes())
+            sb.append(n.tables.fileIds()).append(';');
+        return sb.toString();
+    }
+
+    // ------------------------------------------------------------------ record keeping
+
+    void event(String line)
+    {
+        String full = step + " " + c.clock.millis() + " " + line;
+        trace.update(full.getBytes(StandardCharsets.UTF_8));
+        trace.update((byte) '\n');
+        recent.addLast(full);
+        if (recent.size() > 40)
+            recent.removeFirst();
+    }
+
+    void violation(String what)
+    {
+        violations.add("step " + step + ": " + what);
+        event("VIOLATION " + what);
+    }
+
+    Options options()
+    {
+        return o;
+    }
+
+    Map<String, Row> acked()
+    {
+        return acked;
+    }
+
+    Map<String, Object> stats()
+    {
+        return stats;
+    }
+}
