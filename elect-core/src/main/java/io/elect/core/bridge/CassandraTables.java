@@ -204,10 +204,34 @@ public final class CassandraTables implements LocalTables
     }
 
     @Override
-    public String installStub(TableRef t, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums)
-    throws IOException
+    public String installStub(TableRef t, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums,
+                              String tag) throws IOException
     {
-        return bridge.stubs().install(cfs(t), components, layout, self, checksums).descriptor.id.toString();
+        ColumnFamilyStore cfs = cfs(t);
+        SSTableReader stub = bridge.stubs().install(cfs, components, layout, self, checksums, id -> bridge.frozen().registerBeforeLoad(cfs, id, tag));
+        String id = stub.descriptor.id.toString();
+        if (bridge.frozen().frozen(cfs).get(id) == null)
+            bridge.frozen().registerBeforeLoad(cfs, id, tag); // a stub installed (untagged) by an older version
+        return id;
+    }
+
+    /** Obsoletes the stub in one lifecycle transaction (its files go once no read holds it). */
+    @Override
+    public void removeStub(TableRef t, String id) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        SSTableReader r = live(cfs, id);
+        if (r == null)
+            return;
+        if (!TieredSSTables.isTiered(r) || TieredSSTables.sidecar(r.descriptor).source() != TieredSidecar.Source.DECODED)
+            throw new IllegalArgumentException("sstable " + id + " of " + t + " is not a stub");
+        try (LifecycleTransaction txn = cfs.getTracker().tryModify(r, OperationType.UNKNOWN))
+        {
+            if (txn == null)
+                throw new IllegalStateException("stub " + id + " of " + t + " is busy (compaction or purge); retry later");
+            txn.obsoleteOriginals();
+            txn.finish();
+        }
     }
 
     /**
@@ -284,6 +308,42 @@ public final class CassandraTables implements LocalTables
         for (SSTableReader r : st.busy())
             busy.add(r.descriptor.id.toString());
         return new PurgeResult(st.examined(), st.rewritten(), busy, st.bytesBefore(), st.bytesAfter(), st.millis());
+    }
+
+    @Override
+    public String coldKeyPrefix(TableRef t)
+    {
+        return TieredSSTables.coldKeyPrefix(t.keyspace(), t.table());
+    }
+
+    /** Live COLD SSTables, and every tiered sidecar under the table's directories (snapshots and backups included). */
+    @Override
+    public java.util.Set<String> referencedColdKeys(TableRef t) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (org.apache.cassandra.io.util.File dir : cfs.getDirectories().getCFDirectories())
+        {
+            if (!Files.isDirectory(dir.toPath()))
+                continue;
+            try (java.util.stream.Stream<Path> s = Files.walk(dir.toPath()))
+            {
+                for (Path p : (Iterable<Path>) s.filter(p -> p.getFileName().toString().endsWith("-" + TieredSSTables.SIDECAR_NAME))::iterator)
+                {
+                    try
+                    {
+                        TieredSidecar sc = TieredSidecar.read(p);
+                        if (sc.source() == TieredSidecar.Source.COLD)
+                            keys.add(sc.coldKey());
+                    }
+                    catch (NoSuchFileException e)
+                    {
+                        // deleted meanwhile
+                    }
+                }
+            }
+        }
+        return keys;
     }
 
     @Override

@@ -103,7 +103,21 @@ public final class SecondaryStubs
     public SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, StripeLayout stripe, int self,
                                         ChunkChecksums dataChecksums) throws IOException
     {
-        return install(cfs, components, versionOf(components), stripe, self, dataChecksums);
+        return install(cfs, components, versionOf(components), stripe, self, dataChecksums, id -> {});
+    }
+
+    /** As {@link #install(ColumnFamilyStore, Map, StripeLayout, int, ChunkChecksums)}, calling beforeOpen(id) first. */
+    public SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, StripeLayout stripe, int self,
+                                 ChunkChecksums dataChecksums, BeforeOpen beforeOpen) throws IOException
+    {
+        return install(cfs, components, versionOf(components), stripe, self, dataChecksums, beforeOpen);
+    }
+
+    /** Told the new stub's id once its files are durable and before it is opened (e.g. to register its owner). */
+    @FunctionalInterface
+    public interface BeforeOpen
+    {
+        void accept(String id) throws IOException;
     }
 
     /**
@@ -120,6 +134,12 @@ public final class SecondaryStubs
      */
     public SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, String version,
                                         StripeLayout stripe, int self, ChunkChecksums dataChecksums) throws IOException
+    {
+        return install(cfs, components, version, stripe, self, dataChecksums, id -> {});
+    }
+
+    private SSTableReader install(ColumnFamilyStore cfs, Map<String, Path> components, String version,
+                                  StripeLayout stripe, int self, ChunkChecksums dataChecksums, BeforeOpen beforeOpen) throws IOException
     {
         if (self < 0 || self >= stripe.k())
             throw new IllegalArgumentException("self must be a data member in [0, " + stripe.k() + "), got " + self);
@@ -167,6 +187,7 @@ public final class SecondaryStubs
                 TieredSidecar.decoded(dataChecksums, stripe, self).write(TieredSSTables.sidecarPath(desc));
                 TOCComponent.updateTOC(desc, all); // not rewriteTOC: there is no TOC to delete yet
                 fsyncDirectory(desc.directory.toPath());
+                beforeOpen.accept(desc.id.toString());
                 fresh = SSTableReader.open(cfs, desc);
                 txn.update(fresh, false);
                 fresh = null; // owned by txn now

@@ -234,10 +234,16 @@ public final class TieredSSTables
      */
     static String coldKey(Descriptor desc)
     {
+        return coldKeyPrefix(desc.ksname, desc.cfname) + desc.id + "-Data.db";
+    }
+
+    /** {@code tiered/<keyspace>/<table>/<node>/}: where this node's tiered data files of the table go. */
+    static String coldKeyPrefix(String keyspace, String table)
+    {
         UUID host = StorageService.instance.getLocalHostUUID();
         String node = host != null ? host.toString()
                                    : FBUtilities.getBroadcastAddressAndPort().getHostAddressAndPort().replace(':', '_');
-        return "tiered/" + desc.ksname + "/" + desc.cfname + "/" + node + "/" + desc.id + "-Data.db";
+        return "tiered/" + keyspace + "/" + table + "/" + node + "/";
     }
 
     /**

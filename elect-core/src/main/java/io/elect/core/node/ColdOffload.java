@@ -244,6 +244,7 @@ final class ColdOffload
         RedirectTable table = redirects();
         List<TableFile> live = node.tables().files(req.table());
         gcRedirects(req.table(), live, table);
+        gcColdObjects(req.table());
         Map<String, TableFile> byId = new LinkedHashMap<>();
         List<Item> items = new ArrayList<>();
         for (TableFile f : live)
@@ -271,6 +272,39 @@ final class ColdOffload
         logger.info("offloaded {} encoded primaries of {}: {} bytes (asked {}, {} eligible) in {} ms", n, req.table(), moved,
                     req.bytes(), items.size(), node.clock().millisSince(start));
         return new OffloadResult(moved, n);
+    }
+
+    /**
+     * Deletes this node's tiered objects of the table that nothing references any more (under its own key prefix, not
+     * referenced by a live COLD file, a snapshot or a backup, nor by a redirect whose old path still exists): the
+     * objects of COLD files a lost disk held (their members are restored LOCAL by the rebuild), or left by a crash
+     * after an upload. Serialized with {@link #offloadPrimary} (an object just uploaded is not yet referenced).
+     * Returns how many objects it deleted.
+     */
+    synchronized int gcColdObjects(TableRef t) throws IOException
+    {
+        ColdStore store = node.tiered().store(ColdTierStores.DEFAULT_STORE).orElse(null);
+        if (store == null || !node.tables().exists(t))
+            return 0;
+        long start = node.clock().nanoTime();
+        java.util.Set<String> referenced = node.tables().referencedColdKeys(t);
+        for (Map.Entry<Path, String> e : redirects().entries().entrySet())
+            if (Files.exists(e.getKey()) && e.getValue().startsWith(LocatorMemberReader.COLD))
+                referenced.add(RedirectTable.parseLocator(e.getValue())[1]);
+        int deleted = 0;
+        long bytes = 0;
+        for (io.elect.offload.ObjectInfo o : store.list(node.tables().coldKeyPrefix(t)))
+        {
+            if (referenced.contains(o.key()))
+                continue;
+            store.delete(o.key());
+            deleted++;
+            bytes += o.length();
+        }
+        if (deleted > 0)
+            logger.info("cold-tier garbage of {} on {}: {} objects no file references deleted, {} bytes ({} ms)", t, node.self(),
+                        deleted, bytes, node.clock().millisSince(start));
+        return deleted;
     }
 
     /**

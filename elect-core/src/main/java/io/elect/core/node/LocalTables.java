@@ -129,12 +129,16 @@ public interface LocalTables
     String toCold(TableRef table, String id, String coldStore, BeforeSwap beforeSwap) throws IOException;
 
     /**
-     * Adds a DECODED file whose non-data components are copies of {@code components} (by component name) and whose
-     * data is member {@code self} of {@code layout}, verified by {@code checksums}. Idempotent: a stub of the same
-     * member already live is returned. Returns its id.
+     * Adds a DECODED file (a stub) whose non-data components are copies of {@code components} (by component name) and
+     * whose data is member {@code self} of {@code layout}, verified by {@code checksums}, frozen under {@code tag} (the
+     * stripe's id). Idempotent: a stub of the same member already live is returned (and given the tag if it had none).
+     * Returns its id.
      */
-    String installStub(TableRef table, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums)
-    throws IOException;
+    String installStub(TableRef table, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums,
+                       String tag) throws IOException;
+
+    /** Removes a live stub (its stripe was rolled back; nothing was purged against it). Idempotent. */
+    void removeStub(TableRef table, String id) throws IOException;
 
     /**
      * Adds a LOCAL file frozen under {@code tag} from a data file and component copies (a member restored by a
@@ -152,6 +156,15 @@ public interface LocalTables
      * Idempotent.
      */
     PurgeResult purge(TableRef table, List<String> shadows, Predicate<String> eligible) throws IOException;
+
+    /** The cold-tier key prefix under which this node writes its tiered data files of the table (its own objects). */
+    String coldKeyPrefix(TableRef table);
+
+    /**
+     * Every cold object key the table's files on this node still reference: live COLD files, and any copy that names
+     * one (a snapshot or backup of a tiered file). An object under {@link #coldKeyPrefix} that is not here is garbage.
+     */
+    java.util.Set<String> referencedColdKeys(TableRef table) throws IOException;
 
     /** The directories whose files READ_MEMBER may serve: every data directory (parity lives in the state dir). */
     List<Path> dataRoots();

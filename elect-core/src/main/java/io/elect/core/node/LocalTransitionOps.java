@@ -28,6 +28,8 @@ import io.elect.core.stripes.MemberServer;
 import io.elect.core.stripes.NodeMemberReader;
 import io.elect.core.stripes.ParityBuilder;
 import io.elect.core.stripes.ParityFiles;
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeState;
 import io.elect.core.transition.RemoteStripeParticipant;
 import io.elect.core.transition.wire.TransitionMessages;
 import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
@@ -40,6 +42,8 @@ import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
 import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
 import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
 import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StripeRef;
+import io.elect.core.transition.wire.TransitionMessages.StubCount;
 import io.elect.core.transition.wire.TransitionMessages.StubResult;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 import io.elect.core.transport.Peer;
@@ -94,7 +98,9 @@ public final class LocalTransitionOps
         node.transport().register(Verbs.PIN, p -> pin(MemberRequest.decode(p)).encode());
         node.transport().register(Verbs.BUILD_PARITY, p -> buildParity(BuildParityRequest.decode(p)).encode());
         node.transport().register(Verbs.STUB, p -> stub(StubRequest.decode(p)).encode());
-        node.transport().register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p), true).encode());
+        node.transport().register(Verbs.STUB_INSTALL, p -> stubInstall(StubRequest.decode(p)).encode());
+        node.transport().register(Verbs.STUB_PURGE, p -> purgeStubs(StripeRef.decode(p)).encode());
+        node.transport().register(Verbs.STUB_REMOVE, p -> removeStubs(StripeRef.decode(p)).encode());
         node.transport().register(Verbs.STRIPE_STATUS, p -> MemberRestore.statusOf(node, TransitionMessages.StripeStatusRequest.decode(p)).encode());
         node.transport().register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
         node.transport().register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
@@ -304,12 +310,17 @@ public final class LocalTransitionOps
     }
 
     /**
-     * On a secondary: fetch the member's non-data components, install the stub and, if {@code purge}, purge the older
-     * row versions it shadows (a rebuild installs all its stubs first and purges against all of them in one pass).
+     * On a secondary: fetch the member's non-data components and install the stub, tagged with the stripe; nothing is
+     * purged (STUB_PURGE does that once the stripe is STUBS_INSTALLED; a rebuild purges against all its stubs in one
+     * pass). Refused for a stripe that is rolling back or gone: its rollback removes stubs, and a late install (a slow
+     * coordinator) must not leave one behind.
      */
-    StubResult stubInstall(StubRequest req, boolean purge) throws IOException
+    StubResult stubInstall(StubRequest req) throws IOException
     {
         long start = node.clock().nanoTime();
+        StripeState state = stripeState(req.stripeId());
+        if (state == null || state == StripeState.ROLLING_BACK || state == StripeState.ROLLED_BACK)
+            throw new IllegalStateException("stripe " + req.stripeId() + " is " + (state == null ? "gone" : state) + ": no stub installed");
         Path tmp = node.stateDir().resolve("stub-tmp").resolve(req.stripeId() + "-" + req.self());
         Files.createDirectories(tmp);
         try
@@ -324,18 +335,87 @@ public final class LocalTransitionOps
                 fetch(node.nodes(), c.location(), c.length(), dest);
                 files.put(c.name(), dest);
             }
-            String stub = node.tables().installStub(req.table(), files, req.layout(), req.self(), req.checksums());
-            LocalTables.PurgeResult stats = LocalTables.PurgeResult.NONE;
-            if (purge)
-                stats = node.tables().purge(req.table(), List.of(stub), id -> true);
-            logger.info("stub of {} (stripe {} member {}) installed on {} as {}; purge {} -> {} bytes, {} busy ({} ms)",
-                        req.sstable(), req.stripeId(), req.self(), req.table(), stub, stats.bytesBefore(),
-                        stats.bytesAfter(), stats.busy().size(), node.clock().millisSince(start));
-            return new StubResult(1, stats.bytesBefore(), stats.bytesAfter(), stats.busy().size());
+            String stub = node.tables().installStub(req.table(), files, req.layout(), req.self(), req.checksums(), req.stripeId());
+            logger.info("stub of {} (stripe {} member {}) installed on {} as {} ({} ms)", req.sstable(), req.stripeId(), req.self(),
+                        req.table(), stub, node.clock().millisSince(start));
+            return new StubResult(1, 0, 0, 0);
         }
         finally
         {
             Futures.deleteTree(tmp);
+        }
+    }
+
+    /** STUB_PURGE: purges this node's files against its stubs of the stripe (the stripe is STUBS_INSTALLED or later). */
+    StubCount purgeStubs(StripeRef ref) throws IOException
+    {
+        StripeState state = stripeState(ref.stripeId());
+        if (state == null || !state.purgesMayHaveBegun())
+            throw new IllegalStateException("stripe " + ref.stripeId() + " is " + (state == null ? "gone" : state)
+                                            + ": its stubs are not purged against");
+        if (!node.tables().exists(ref.table()))
+            return new StubCount(0, 0, 0);
+        List<String> stubs = new ArrayList<>();
+        for (TableFile f : node.tables().files(ref.table()))
+            if (f.isStub() && ref.stripeId().equals(f.frozenTag()))
+                stubs.add(f.id());
+        if (stubs.isEmpty())
+            return new StubCount(0, 0, 0);
+        long start = node.clock().nanoTime();
+        LocalTables.PurgeResult r = node.tables().purge(ref.table(), stubs, id -> true);
+        logger.info("purge of {} against {} stubs of stripe {}: {} SSTables rewritten, {} -> {} bytes, {} busy ({} ms)", ref.table(),
+                    stubs.size(), ref.stripeId(), r.rewritten(), r.bytesBefore(), r.bytesAfter(), r.busy().size(),
+                    node.clock().millisSince(start));
+        return new StubCount(stubs.size(), r.bytesBefore(), r.bytesAfter());
+    }
+
+    /** STUB_REMOVE: removes this node's stubs of a stripe being rolled back (nothing was purged against them). */
+    StubCount removeStubs(StripeRef ref) throws IOException
+    {
+        StripeState state = stripeState(ref.stripeId());
+        if (state != null && state.purgesMayHaveBegun())
+            throw new IllegalStateException("stripe " + ref.stripeId() + " is " + state + ": its stubs are not removed");
+        if (!node.tables().exists(ref.table()))
+            return new StubCount(0, 0, 0);
+        int n = 0;
+        for (TableFile f : node.tables().files(ref.table()))
+            if (f.isStub() && ref.stripeId().equals(f.frozenTag()))
+            {
+                node.tables().removeStub(ref.table(), f.id());
+                n++;
+                logger.info("stub {} of stripe {} ({}) removed: the stripe is rolled back", f.id(), ref.stripeId(), ref.table());
+            }
+        return new StubCount(n, 0, 0);
+    }
+
+    /** The stripe's state in the store, or null if it has no row. */
+    StripeState stripeState(String stripeId)
+    {
+        return node.store().get(StripeId.parse(stripeId)).map(r -> r.state()).orElse(null);
+    }
+
+    /**
+     * Whether this node's files may be purged against a stub: an untagged stub (installed by an older version,
+     * which purged at install) or one whose stripe is STUBS_INSTALLED or later. Stubs of a stripe in PARITY_BUILT are
+     * not relied on yet (it may still roll back).
+     */
+    boolean purgeAllowed(TableFile stub, java.util.Map<String, StripeState> cache)
+    {
+        if (stub.frozenTag() == null)
+            return true;
+        StripeState s = cache.computeIfAbsent(stub.frozenTag(), this::stripeStateOrGone);
+        return s != null && s.purgesMayHaveBegun();
+    }
+
+    private StripeState stripeStateOrGone(String tag)
+    {
+        try
+        {
+            return stripeState(tag);
+        }
+        catch (IllegalArgumentException e)
+        {
+            return null; // not a stripe id
         }
     }
 
@@ -350,6 +430,7 @@ public final class LocalTransitionOps
     public void maintain()
     {
         Set<String> liveStubs = new HashSet<>();
+        java.util.Map<String, StripeState> states = new java.util.HashMap<>();
         for (TableRef t : node.tables().electTables())
         {
             if (!node.tables().exists(t))
@@ -367,6 +448,10 @@ public final class LocalTransitionOps
             for (TableFile stub : live)
             {
                 if (!stub.isStub())
+                    continue;
+                if (stub.frozenTag() != null && danglingStub(t, stub, states))
+                    continue;
+                if (!purgeAllowed(stub, states))
                     continue;
                 String key = t + "/" + stub.id();
                 liveStubs.add(key);
@@ -394,6 +479,65 @@ public final class LocalTransitionOps
             }
         }
         examined.keySet().retainAll(liveStubs);
+        collectColdGarbage();
+    }
+
+    /** Clock millis of the last cold-tier garbage collection per table (at most one per GC_INTERVAL). */
+    private final Map<TableRef, Long> lastColdGc = new ConcurrentHashMap<>();
+    static final long COLD_GC_INTERVAL_MILLIS = 10 * 60_000L;
+
+    private void collectColdGarbage()
+    {
+        if (!node.config().offloadEnabled)
+            return;
+        long now = node.clock().millis();
+        for (TableRef t : node.tables().electTables())
+        {
+            Long last = lastColdGc.get(t);
+            if (last != null && now - last < COLD_GC_INTERVAL_MILLIS)
+                continue;
+            lastColdGc.put(t, now);
+            try
+            {
+                offload.gcColdObjects(t);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("cold-tier garbage collection of {} failed (retried later): {}", t, e.toString());
+            }
+        }
+    }
+
+    /**
+     * Removes a stub whose stripe is rolled back or gone (a STUB_INSTALL that raced with the rollback); returns whether
+     * it did. A store that cannot answer now leaves the stub for the next pass.
+     */
+    private boolean danglingStub(TableRef t, TableFile stub, java.util.Map<String, StripeState> states)
+    {
+        StripeState s;
+        try
+        {
+            if (!node.store().ready())
+                return false;
+            s = states.computeIfAbsent(stub.frozenTag(), this::stripeStateOrGone);
+        }
+        catch (RuntimeException e)
+        {
+            return false;
+        }
+        if (s != null && s != StripeState.ROLLING_BACK && s != StripeState.ROLLED_BACK)
+            return false;
+        try
+        {
+            node.tables().removeStub(t, stub.id());
+            logger.info("stub {} of {} removed: its stripe {} is {}", stub.id(), t, stub.frozenTag(), s == null ? "gone" : s);
+            return true;
+        }
+        catch (IOException | RuntimeException e)
+        {
+            logger.warn("cannot remove the dangling stub {} of {} (retried next time): {}", stub.id(), t, e.toString());
+            return false;
+        }
     }
 
     /** Copies a whole {@code node:} file of known length to dest (fsynced), 1 MiB per request. */

@@ -34,8 +34,8 @@ import io.elect.core.util.ChecksummedTextFile;
  * Full-node recovery ({@code electtool rebuild}) of a replacement node: same address and token, empty disk
  * (Cassandra took over the old host id with {@code replace_address_first_boot}, without streaming). Phases, in order:
  * <ol>
- * <li><b>primaries</b>: every data member this node held in a stripe whose parity is durable (COMMITTED, or on its way
- *     there: PARITY_DURABLE, SECONDARIES_STUBBED, which recovery completes) is rebuilt by decoding whole chunks
+ * <li><b>primaries</b>: every data member this node held in a stripe that secondaries may rely on (STUBS_INSTALLED and
+ *     later, see {@link #restorable}) is rebuilt by decoding whole chunks
  *     from k surviving members ({@link MemberRestore}), {@code parallelism} members at a time, throttled to
  *     {@code throttle} MiB/s of decoded bytes;</li>
  * <li><b>parity</b>: every parity member it held is re-marked as cold if its cold object exists, else regenerated
@@ -220,7 +220,7 @@ final class NodeRebuild
                 if (laneError.get() != null)
                     throw laneError.get();
                 phase = "purge";
-                count("purge_passes", RebuildPurge.purge(node, me, tables, restore.restored(), parallelism));
+                count("purge_passes", RebuildPurge.purge(ops, me, tables, restore.restored(), parallelism));
             }
             ChecksummedTextFile.write(progressFile, MAGIC, VERSION, List.of("complete"));
             phase = "done";
@@ -344,14 +344,13 @@ final class NodeRebuild
     }
 
     /**
-     * Whether a stripe's members and parity are restored: its parity is durable (COMMITTED, or PARITY_DURABLE and
-     * SECONDARIES_STUBBED, which only move forward: secondaries may already rely on the stripe for their rows).
-     * PLANNED and CHUNKS_SHIPPED stripes are rolled back by recovery; their members' rows are not stubbed anywhere and
-     * come back by streaming.
+     * Whether a stripe's members, parity and stubs are restored: secondaries may rely on it (STUBS_INSTALLED and later;
+     * every member has stubs then). Earlier stripes are rolled back by recovery if they cannot go forward; nothing was
+     * purged against them, so their members' rows come back by streaming.
      */
     static boolean restorable(StripeState s)
     {
-        return s == StripeState.COMMITTED || s == StripeState.PARITY_DURABLE || s == StripeState.SECONDARIES_STUBBED;
+        return s.purgesMayHaveBegun();
     }
 
     /**
@@ -383,7 +382,7 @@ final class NodeRebuild
         }
         if (!node.ring().replicas(table.keyspace(), status.firstToken()).contains(me))
             return;
-        ops.stubInstall(status.stub(), false); // purged against every stub at once in the purge phase
+        ops.stubInstall(status.stub()); // purged against every stub at once in the purge phase
         count("stubs_installed");
     }
 

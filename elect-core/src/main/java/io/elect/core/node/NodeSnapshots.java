@@ -67,9 +67,12 @@ final class NodeSnapshots
                 replaced += f.bytesOnDisk() + f.dataBytes();
                 continue;
             }
-            if (f.source() == LocalTables.Source.COLD) // an offloaded encoded primary: its data length, not the placeholder's
+            if (f.source() == LocalTables.Source.COLD)
             {
+                // an offloaded encoded primary: its data is in the cold tier, its other components stay here (hot);
+                // both count towards what full replication would hold, as they did before the offload
                 encodedCold += f.dataBytes();
+                encodedHot += f.bytesOnDisk();
                 continue;
             }
             if (f.frozenTag() != null)

@@ -36,18 +36,19 @@ final class RebuildPurge
      * @param me this node's address, for the log
      * @return the purge passes made, over all tables
      */
-    static int purge(NodeContext node, String me, List<TableRef> tables, List<String> restoredPrimaries, int parallelism)
+    static int purge(LocalTransitionOps ops, String me, List<TableRef> tables, List<String> restoredPrimaries, int parallelism)
     throws Exception
     {
         int passes = 0;
         for (TableRef t : tables)
-            passes += purge(node, me, t, restoredPrimaries, parallelism);
+            passes += purge(ops, me, t, restoredPrimaries, parallelism);
         return passes;
     }
 
-    private static int purge(NodeContext node, String me, TableRef t, List<String> restoredPrimaries, int parallelism)
+    private static int purge(LocalTransitionOps ops, String me, TableRef t, List<String> restoredPrimaries, int parallelism)
     throws Exception
     {
+        NodeContext node = ops.node();
         long start = node.clock().nanoTime(), until = start + TimeUnit.MILLISECONDS.toNanos(PURGE_BUSY_WAIT_MILLIS);
         long before = 0, after = 0;
         int rewritten = 0, passes = 0;
@@ -58,9 +59,10 @@ final class RebuildPurge
                 node.clock().sleep(200);
             List<String> shadows = new ArrayList<>();
             Set<String> frozen = new HashSet<>();
+            java.util.Map<String, io.elect.core.stripes.StripeState> states = new java.util.HashMap<>();
             for (TableFile f : node.tables().files(t))
             {
-                if (f.isStub() || restoredPrimaries.contains(f.id()))
+                if ((f.isStub() && ops.purgeAllowed(f, states)) || restoredPrimaries.contains(f.id()))
                     shadows.add(f.id());
                 if (f.frozen())
                     frozen.add(f.id());

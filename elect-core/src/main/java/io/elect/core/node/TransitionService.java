@@ -63,7 +63,8 @@ public final class TransitionService
     TransitionService(NodeContext node)
     {
         this.node = node;
-        RemoteStripeParticipant participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD);
+        RemoteStripeParticipant participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
+                                                                            () -> node.ring().members());
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
     }

@@ -452,7 +452,7 @@ final class SimTables implements LocalTables
         ColdStore store = runtime.get().store(coldStore)
                                  .orElseThrow(() -> new IllegalArgumentException("storeName '" + coldStore + "' is not a registered cold store"));
         String gen = incarnation + "x" + nextGen++;
-        String key = "tiered/" + t.keyspace() + "/" + t.table() + "/" + node + "/" + gen + "-Data.db";
+        String key = coldKeyPrefix(t) + gen + "-Data.db";
         ChunkChecksums sums;
         try (FileChannel ch = FileChannel.open(f.data, StandardOpenOption.READ))
         {
@@ -486,8 +486,8 @@ final class SimTables implements LocalTables
     }
 
     @Override
-    public String installStub(TableRef t, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums)
-    throws IOException
+    public String installStub(TableRef t, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums,
+                              String tag) throws IOException
     {
         check(t);
         if (checksums.length() != layout.memberLength(self))
@@ -495,7 +495,11 @@ final class SimTables implements LocalTables
                                                + layout.memberLength(self));
         for (SimFile f : files.values())
             if (f.source == Source.DECODED && f.sidecar.self() == self && f.sidecar.stripe().equals(layout))
+            {
+                if (f.frozenTag == null)
+                    f.frozenTag = tag;
                 return f.id;
+            }
         if (!components.containsKey(INDEX))
             throw new IllegalArgumentException("components must include " + INDEX + ", got " + components.keySet());
         String gen = incarnation + "x" + nextGen++;
@@ -504,9 +508,21 @@ final class SimTables implements LocalTables
         Path placeholder = Files.write(path(gen, "Data.db"), new byte[0]);
         Integer role = idx.size() == 0 ? null : roleOf.apply(idx.firstToken());
         SimFile stub = new SimFile(gen, Source.DECODED, 1, role == null || role < 0 ? null : role, placeholder, comps, idx,
-                                   clock.millis(), checksums.length(), TieredSidecar.decoded(checksums, layout, self), null);
+                                   clock.millis(), checksums.length(), TieredSidecar.decoded(checksums, layout, self), tag);
         files.put(stub.id, stub);
         return stub.id;
+    }
+
+    @Override
+    public void removeStub(TableRef t, String id) throws IOException
+    {
+        check(t);
+        SimFile f = files.get(id);
+        if (f == null)
+            return;
+        if (f.source != Source.DECODED)
+            throw new IllegalArgumentException(node + "/" + id + " is not a stub");
+        remove(f);
     }
 
     @Override
@@ -582,6 +598,23 @@ final class SimTables implements LocalTables
                 return true;
         }
         return false;
+    }
+
+    @Override
+    public String coldKeyPrefix(TableRef t)
+    {
+        return "tiered/" + t.keyspace() + "/" + t.table() + "/" + node + "/";
+    }
+
+    @Override
+    public java.util.Set<String> referencedColdKeys(TableRef t)
+    {
+        check(t);
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (SimFile f : files.values())
+            if (f.source == Source.COLD)
+                keys.add(f.sidecar.coldKey());
+        return keys;
     }
 
     @Override

@@ -405,11 +405,32 @@ public final class Simulation
             rounds();
             maintain();
             rounds++;
+            event("settle saving=" + savingNow());
             String now = c.stripes.list() + "/" + allFiles();
             same = now.equals(last) ? same + 1 : 0;
             last = now;
         }
         stats.put("settle_rounds", rounds);
+    }
+
+    /** The coordinator's view of the achieved saving and plan, for the trace (NaN if it cannot say now). */
+    private String savingNow()
+    {
+        for (SimNode n : c.nodes())
+            if (n.up && n.node.transitions().coordinating())
+            {
+                try
+                {
+                    com.fasterxml.jackson.databind.JsonNode t = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(n.node.storageJson()).path("tables").path(0);
+                    return String.format("%.4f hot=%d %s", t.path("achieved_saving").asDouble(), t.path("hot_bytes").asLong(), t.path("plan"));
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    return "NaN (" + e.getMessage() + ")";
+                }
+            }
+        return "NaN";
     }
 
     private String allFiles()

@@ -3,12 +3,18 @@ package io.elect.core.stripes;
 
 
 /**
- * The states of a stripe. Forward path: PLANNED -> CHUNKS_SHIPPED -> PARITY_DURABLE -> SECONDARIES_STUBBED ->
- * COMMITTED. Rollback: PLANNED or CHUNKS_SHIPPED -> ROLLING_BACK -> ROLLED_BACK.
+ * The states of a stripe. Forward path: PLANNED -> CHUNKS_SHIPPED -> PARITY_BUILT -> STUBS_INSTALLED ->
+ * SECONDARIES_STUBBED -> COMMITTED. Rollback: PLANNED, CHUNKS_SHIPPED or PARITY_BUILT -> ROLLING_BACK -> ROLLED_BACK.
  *
- * <p>Why no rollback from PARITY_DURABLE or later: stubbing a stripe's secondaries touches up to k x (r-1) nodes and
- * may stop half-way; a stubbed secondary no longer holds the rows, so the only safe direction once stubbing may have
- * begun is forward (the parity is durable, so forward is always possible).
+ * <p>Stubbing is two-phase, so that the point of no return is a recorded state: in PARITY_BUILT the parity is durable
+ * and stubs may be installed on secondaries, but no secondary has purged anything: every row is still fully
+ * replicated, so a stripe that cannot go forward (a member's node lost its disk before any stub of its member existed)
+ * can still be rolled back, its stubs removed. STUBS_INSTALLED records that every secondary holds its stub; from then
+ * on secondaries purge the rows their stub shadows, no longer hold them, and the only safe direction is forward (the
+ * parity is durable and every member has stubs, so forward is always possible, also after a rebuild).
+ *
+ * <p>PARITY_DURABLE is the state older ELECT versions recorded at that point, when stubs were installed and purged
+ * in one step: a stripe found in it may have purged secondaries, so it only goes forward (to SECONDARIES_STUBBED).
  *
  * <p>DO NOT CHANGE the codes: they are persisted (docs/formats/stripe-metadata.md).
  */
@@ -20,7 +26,9 @@ public enum StripeState
     SECONDARIES_STUBBED(4),
     COMMITTED(5),
     ROLLING_BACK(6),
-    ROLLED_BACK(7);
+    ROLLED_BACK(7),
+    PARITY_BUILT(8),
+    STUBS_INSTALLED(9);
 
     public final int code;
 
@@ -37,6 +45,12 @@ public enum StripeState
         throw new IllegalArgumentException("unknown stripe state code " + code);
     }
 
+    /** Whether secondaries may have purged rows that only this stripe can give back (no rollback from here). */
+    public boolean purgesMayHaveBegun()
+    {
+        return this == STUBS_INSTALLED || this == PARITY_DURABLE || this == SECONDARIES_STUBBED || this == COMMITTED;
+    }
+
     public boolean isTerminal()
     {
         return this == COMMITTED || this == ROLLED_BACK;
@@ -48,7 +62,9 @@ public enum StripeState
         switch (this)
         {
             case PLANNED: return next == CHUNKS_SHIPPED || next == ROLLING_BACK;
-            case CHUNKS_SHIPPED: return next == PARITY_DURABLE || next == ROLLING_BACK;
+            case CHUNKS_SHIPPED: return next == PARITY_BUILT || next == ROLLING_BACK;
+            case PARITY_BUILT: return next == STUBS_INSTALLED || next == ROLLING_BACK;
+            case STUBS_INSTALLED: return next == SECONDARIES_STUBBED;
             case PARITY_DURABLE: return next == SECONDARIES_STUBBED;
             case SECONDARIES_STUBBED: return next == COMMITTED;
             case ROLLING_BACK: return next == ROLLED_BACK;

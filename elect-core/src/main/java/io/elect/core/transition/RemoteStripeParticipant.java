@@ -25,6 +25,8 @@ import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
 import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
 import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
 import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StripeRef;
+import io.elect.core.transition.wire.TransitionMessages.StubCount;
 import io.elect.core.transition.wire.TransitionMessages.StubResult;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 import io.elect.core.transport.Peer;
@@ -39,9 +41,11 @@ import io.elect.core.transport.Verbs;
  *     from the data nodes while encoding, so nothing is copied ahead: "shipped" means pinned and described.</li>
  * <li>parity = BUILD_PARITY on every parity node (it pulls the k members, encodes, stores its parity member with
  *     checksums, on local disk or in the cold tier).</li>
- * <li>stub = STUB on every data node, which stubs each secondary replica of its member (STUB_INSTALL).</li>
- * <li>commit = COMMIT on every data node; rollback = ROLLBACK (unfreeze) on data nodes and DROP_PARITY on parity
- *     nodes.</li>
+ * <li>install stubs = STUB on every data node, which installs the stub of its member on each secondary replica
+ *     (STUB_INSTALL; nothing is purged);</li>
+ * <li>purge = STUB_PURGE on every ring node: each purges against its stubs of the stripe;</li>
+ * <li>commit = COMMIT on every data node; rollback = DROP_PARITY on parity nodes, STUB_REMOVE on every ring node and
+ *     ROLLBACK (unfreeze) on data nodes.</li>
  * </ul>
  * Every verb is idempotent on the receiving side, so each step can be repeated after a crash or a timeout. Member
  * names are {@code <keyspace>.<table>/<sstable id>}, so one participant serves every table (recovery needs that).
@@ -58,13 +62,17 @@ public final class RemoteStripeParticipant implements StripeParticipant
     private final Transport transport;
     private final Function<String, Peer> peerOf;
     private final Predicate<StripeRecord> coldParity;
+    private final java.util.function.Supplier<List<String>> ring;
     private final Map<StripeId, MemberInfo[]> described = new ConcurrentHashMap<>();
 
-    public RemoteStripeParticipant(Transport transport, Function<String, Peer> peerOf, Predicate<StripeRecord> coldParity)
+    /** @param ring every ring member (purges and stub removals go to each: any of them may hold a stub) */
+    public RemoteStripeParticipant(Transport transport, Function<String, Peer> peerOf, Predicate<StripeRecord> coldParity,
+                                   java.util.function.Supplier<List<String>> ring)
     {
         this.transport = transport;
         this.peerOf = peerOf;
         this.coldParity = coldParity;
+        this.ring = ring;
     }
 
     /** {@code <keyspace>.<table>/<sstable id>} */
@@ -114,7 +122,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
     }
 
     @Override
-    public void stubSecondaries(StripeRecord stripe)
+    public void installStubs(StripeRecord stripe)
     {
         StripeLayout pending = layoutWith(stripe, null);
         List<ParityInfo> parity = parityInfos(stripe, pending);
@@ -136,8 +144,34 @@ public final class RemoteStripeParticipant implements StripeParticipant
         StubResult total = new StubResult(0, 0, 0, 0);
         for (CompletableFuture<byte[]> c : calls)
             total = total.plus(StubResult.decode(await(c, "STUB")));
-        logger.info("stripe {}: {} secondaries stubbed, their purge {} -> {} bytes ({} SSTables busy, kept)", stripe.id(),
-                    total.secondaries(), total.bytesBefore(), total.bytesAfter(), total.skippedBusy());
+        logger.info("stripe {}: stubs installed on {} secondaries", stripe.id(), total.secondaries());
+    }
+
+    @Override
+    public void purgeSecondaries(StripeRecord stripe)
+    {
+        StubCount total = onEveryNode(stripe, Verbs.STUB_PURGE);
+        logger.info("stripe {}: secondaries purged against {} stubs: {} -> {} bytes", stripe.id(), total.stubs(),
+                    total.bytesBefore(), total.bytesAfter());
+    }
+
+    /** Sends a StripeRef verb to every ring member and sums their answers; fails if any fails. */
+    private StubCount onEveryNode(StripeRecord stripe, int verb)
+    {
+        byte[] req = new StripeRef(tableOf(stripe), stripe.id().toString()).encode();
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (String node : ring.get())
+            calls.add(slow(peerOf.apply(node), verb, req));
+        int stubs = 0;
+        long before = 0, after = 0;
+        for (CompletableFuture<byte[]> c : calls)
+        {
+            StubCount n = StubCount.decode(await(c, Verbs.name(verb)));
+            stubs += n.stubs();
+            before += n.bytesBefore();
+            after += n.bytesAfter();
+        }
+        return new StubCount(stubs, before, after);
     }
 
     @Override
@@ -156,6 +190,9 @@ public final class RemoteStripeParticipant implements StripeParticipant
                                         new DropParityRequest(tableOf(stripe), stripe.id().toString(), j).encode()));
         for (CompletableFuture<byte[]> c : calls)
             await(c, "DROP_PARITY");
+        StubCount removed = onEveryNode(stripe, Verbs.STUB_REMOVE);
+        if (removed.stubs() > 0)
+            logger.info("stripe {}: {} stubs removed by the rollback", stripe.id(), removed.stubs());
         forEachMember(stripe, Verbs.ROLLBACK);
         described.remove(stripe.id());
     }

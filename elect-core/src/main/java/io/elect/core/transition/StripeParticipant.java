@@ -15,15 +15,24 @@ public interface StripeParticipant
     /** Encodes and writes the m parity chunks, with checksums, durably on the parity nodes. */
     void writeParity(StripeRecord stripe);
 
-    /** Replaces every secondary copy of the encoded rows by a stub. REQUIRES: the stripe is PARITY_DURABLE or later. */
-    void stubSecondaries(StripeRecord stripe);
+    /**
+     * Installs on every secondary of every real member its stub (index components, data decoded from the stripe),
+     * tagged with the stripe's id, purging nothing. REQUIRES: the stripe is PARITY_BUILT or later.
+     */
+    void installStubs(StripeRecord stripe);
+
+    /**
+     * Has every secondary drop the row versions its stubs of this stripe shadow. REQUIRES: the stripe is
+     * STUBS_INSTALLED or later (or the older PARITY_DURABLE).
+     */
+    void purgeSecondaries(StripeRecord stripe);
 
     /** Marks the primaries encoded (frozen) and deletes the shipped temporary chunks. */
     void commit(StripeRecord stripe);
 
     /**
-     * Deletes everything the stripe created: shipped chunks, parity files, cold objects (orphans).
-     * REQUIRES: no secondary was stubbed (the stripe never reached PARITY_DURABLE).
+     * Deletes everything the stripe created: shipped chunks, parity files, cold objects (orphans), stubs on any node;
+     * members are unfrozen. REQUIRES: no secondary purged against the stripe (it never reached STUBS_INSTALLED).
      */
     void rollback(StripeRecord stripe);
 }

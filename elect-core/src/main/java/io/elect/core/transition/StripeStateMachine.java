@@ -20,10 +20,11 @@ import org.slf4j.LoggerFactory;
  * created belongs to a row that recovery will find. Each step runs the participant action, then records the new state
  * with a compare-and-set; a crash between the two leaves the old state, and redoing the idempotent action is safe.
  *
- * <p>{@link #run} takes a new stripe forward; if a step before PARITY_DURABLE fails, it rolls the stripe back.
- * {@link #recover} takes a stripe found half-done (after a crash) to a terminal state: before PARITY_DURABLE it rolls
- * back (the shipped chunks and any parity are orphans of a crash: cheaper to redo than to trust), from PARITY_DURABLE
- * on it rolls forward. Thread-safe if the store and participant are; one stripe should be driven by one thread.
+ * <p>{@link #run} takes a new stripe forward; if a step before STUBS_INSTALLED fails, it rolls the stripe back.
+ * {@link #recover} takes a stripe found half-done (after a crash) to a terminal state: before PARITY_BUILT it rolls
+ * back (the shipped chunks and any parity are orphans of a crash: cheaper to redo than to trust); in PARITY_BUILT it
+ * tries to install the stubs and rolls back if that fails (nothing was purged yet; e.g. a member's node lost its
+ * disk); from STUBS_INSTALLED on it rolls forward (secondaries may have purged). See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
  */
 public final class StripeStateMachine
 {
@@ -80,11 +81,21 @@ public final class StripeStateMachine
                         store.transition(id, StripeState.PLANNED, StripeState.ROLLING_BACK, clockMillis.getAsLong());
                     break;
                 case CHUNKS_SHIPPED:
-                    if (!forwardEarly || !tryStep(r, StripeState.PARITY_DURABLE, participant::writeParity))
+                    if (!forwardEarly || !tryStep(r, StripeState.PARITY_BUILT, participant::writeParity))
                         store.transition(id, StripeState.CHUNKS_SHIPPED, StripeState.ROLLING_BACK, clockMillis.getAsLong());
                     break;
-                case PARITY_DURABLE:
-                    step(r, StripeState.SECONDARIES_STUBBED, participant::stubSecondaries);
+                case PARITY_BUILT:
+                    if (!tryStep(r, StripeState.STUBS_INSTALLED, participant::installStubs))
+                        store.transition(id, StripeState.PARITY_BUILT, StripeState.ROLLING_BACK, clockMillis.getAsLong());
+                    break;
+                case STUBS_INSTALLED:
+                    step(r, StripeState.SECONDARIES_STUBBED, participant::purgeSecondaries);
+                    break;
+                case PARITY_DURABLE: // written by older versions: purges may have begun, forward only
+                    step(r, StripeState.SECONDARIES_STUBBED, x -> {
+                        participant.installStubs(x);
+                        participant.purgeSecondaries(x);
+                    });
                     break;
                 case SECONDARIES_STUBBED:
                     step(r, StripeState.COMMITTED, participant::commit);

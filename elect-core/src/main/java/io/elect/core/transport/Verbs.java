@@ -28,10 +28,14 @@ public final class Verbs
     public static final int OFFLOAD_PARITY = 27;
     /** Reports whether a node holds a stub of a stripe member, with its layout, checksums and components (rebuild). */
     public static final int STRIPE_STATUS = 28;
-    /** A secondary installs the stub of a stripe member and purges its older row versions. */
+    /** A secondary installs the stub of a stripe member (tagged with the stripe; it purges nothing yet). */
     public static final int STUB_INSTALL = 29;
     /** Moves this node's oldest encoded (frozen, LOCAL) primaries of a table to the cold tier ({@code OffloadRequest}). */
     public static final int OFFLOAD_PRIMARY = 30;
+    /** A node purges the row versions its stubs of a stripe shadow ({@code StripeRef}; STUBS_INSTALLED and later). */
+    public static final int STUB_PURGE = 31;
+    /** A node removes its stubs of a stripe that is rolled back ({@code StripeRef}; nothing was purged against them). */
+    public static final int STUB_REMOVE = 32;
 
     private Verbs()
     {
@@ -54,6 +58,8 @@ public final class Verbs
             case STRIPE_STATUS -> "STRIPE_STATUS";
             case STUB_INSTALL -> "STUB_INSTALL";
             case OFFLOAD_PRIMARY -> "OFFLOAD_PRIMARY";
+            case STUB_PURGE -> "STUB_PURGE";
+            case STUB_REMOVE -> "STUB_REMOVE";
             default -> "verb-" + verb;
         };
     }

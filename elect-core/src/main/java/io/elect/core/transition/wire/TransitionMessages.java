@@ -407,6 +407,42 @@ public final class TransitionMessages
         }
     }
 
+    /** STUB_PURGE and STUB_REMOVE request: the receiving node's stubs of one stripe (tagged with its id). */
+    public record StripeRef(TableRef table, String stripeId)
+    {
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(stripeId).toBytes();
+        }
+
+        public static StripeRef decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "StripeRef");
+            StripeRef out = new StripeRef(TableRef.read(r), r.str("stripeId"));
+            r.end();
+            return out;
+        }
+    }
+
+    /** STUB_PURGE / STUB_REMOVE response: how many of the node's stubs of the stripe were purged against or removed. */
+    public record StubCount(int stubs, long bytesBefore, long bytesAfter)
+    {
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).i32(stubs).i64(bytesBefore).i64(bytesAfter).toBytes();
+        }
+
+        public static StubCount decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "StubCount");
+            StubCount out = new StubCount(r.i32("stubs"), r.i64("bytesBefore"), r.i64("bytesAfter"));
+            r.end();
+            return out;
+        }
+    }
+
     /** An empty acknowledgement. */
     public static byte[] ok()
     {
