@@ -178,7 +178,7 @@ final class NodeRebuild
                     int index = i;
                     TableRef table = RemoteStripeParticipant.tableOf(mem.sstable());
                     if (mem.node().equals(me))
-                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> primary(restore, table, r, index)));
+                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> restore.primary(table, r, index)));
                     else
                         stubs.add(step("stub/" + r.id() + "/" + i, 0, () -> stub(table, r, index, restore)));
                 }
@@ -353,32 +353,18 @@ final class NodeRebuild
         return s.purgesMayHaveBegun();
     }
 
-    /**
-     * Restores this node's data member i of r. A member of a stripe that is not committed yet, of which no stub exists,
-     * was never relied on by a secondary (stubs come before any purge): its rows come back by streaming, and the
-     * stripe is left to recovery; counted, not a failure.
-     */
-    private void primary(MemberRestore restore, TableRef table, StripeRecord r, int i) throws IOException
-    {
-        if (r.state() != StripeState.COMMITTED && restore.findStub(table, r, i) == null)
-        {
-            count("primaries_without_stub_left_to_recovery");
-            logger.warn("rebuild: member {} of stripe {} ({}, {}) has no stub anywhere: its rows come back by streaming; "
-                        + "recovery decides the stripe", i, r.id(), table, r.state());
-            return;
-        }
-        restore.primary(table, r, i);
-    }
-
     /** Installs the stub of another node's member i again if this node is a secondary of its range. */
     private void stub(TableRef table, StripeRecord r, int i, MemberRestore restore) throws IOException
     {
         StripeStatus status = restore.findStub(table, r, i);
         if (status == null)
         {
+            // Every member of a restorable stripe has stubs on all its secondaries: the others are down or cut off.
+            // Failing the step (the rebuild resumes it) rather than leaving this node without the stub, which would
+            // keep the streamed copies of the member's rows here for good.
             count("stubs_without_source");
-            logger.warn("rebuild: no live node holds a stub of member {} of stripe {} ({}); its rows stay as streamed", i, r.id(), table);
-            return;
+            throw new IOException("no live node holds a stub of member " + i + " of stripe " + r.id() + " (" + table
+                                  + ") to copy: its other secondaries are down or unreachable; run the rebuild again");
         }
         if (!node.ring().replicas(table.keyspace(), status.firstToken()).contains(me))
             return;

@@ -150,8 +150,40 @@ final class Invariants
                 sim.violation("orphaned cold object " + o.key() + " (no live COLD file owns it)");
     }
 
+    /** Per node: bytes of unencoded files by role, encoded primaries, stubs, COLD files (the trace shows them). */
+    private void describeNodes()
+    {
+        for (SimNode n : c.nodes())
+        {
+            long[] role = new long[4];
+            long frozen = 0, stubs = 0, cold = 0;
+            int stubCount = 0;
+            java.util.Map<String, Integer> stubRoles = new java.util.TreeMap<>();
+            for (LocalTables.TableFile f : n.tables.files(SimCluster.TABLE))
+            {
+                if (f.isStub())
+                {
+                    stubs += f.bytesOnDisk();
+                    stubCount++;
+                    String host = io.elect.core.stripes.LocatorMemberReader.NodeLocator.parse(
+                        f.sidecar().stripe().locators().get(f.sidecar().self())).host();
+                    stubRoles.merge(host + "/role" + f.role(), 1, Integer::sum);
+                }
+                else if (f.source() == LocalTables.Source.COLD)
+                    cold += f.dataBytes();
+                else if (f.frozenTag() != null)
+                    frozen += f.bytesOnDisk();
+                else
+                    role[f.role() == null ? 3 : Math.min(2, f.role())] += f.bytesOnDisk();
+            }
+            sim.event(String.format("node %s: unencoded role0=%d role1=%d role2=%d spanning=%d, encoded=%d, %d stubs=%d %s, cold=%d", n,
+                                    role[0], role[1], role[2], role[3], frozen, stubCount, stubs, stubRoles, cold));
+        }
+    }
+
     private void saving() throws IOException
     {
+        describeNodes();
         SimNode coordinator = c.nodes().get(0);
         for (SimNode n : c.nodes())
             if (n.node.transitions().coordinating())

@@ -71,7 +71,10 @@ final class SimRows
 
     static final Comparator<Row> ORDER = Comparator.comparingLong(Row::token).thenComparing(Row::key);
 
-    /** The token of a key: 64-bit FNV-1a of its UTF-8 bytes (a stand-in for Murmur3; only its spread matters). */
+    /**
+     * The token of a key: 64-bit FNV-1a of its UTF-8 bytes, then Murmur3's 64-bit finalizer (FNV alone leaves the
+     * high bits of similar short keys clustered, and ranges are cut by the high bits).
+     */
     static long token(String key)
     {
         long h = 0xcbf29ce484222325L;
@@ -80,6 +83,11 @@ final class SimRows
             h ^= b & 0xff;
             h *= 0x100000001b3L;
         }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
         return h;
     }
 

@@ -132,6 +132,9 @@ public final class AlphaPlanner
             m.put("projected_saving", projectedSaving);
             m.put("reachable", reachable);
             m.put("limit", limit);
+            m.put("secondary_per_primary", secondaryPerPrimary);
+            m.put("stub_ratio", stubRatio);
+            m.put("parity_per_encoded", parityPerEncoded);
             return m;
         }
     }
