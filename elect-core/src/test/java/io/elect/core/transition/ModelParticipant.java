@@ -13,7 +13,8 @@ import java.util.Set;
 /**
  * A model of the cluster side of stripes, for crash tests: the durable effects of each step (shipped chunks, parity
  * files, cold parity objects, stubbed secondaries, committed primaries) as sets that survive a "crash". Checks the
- * safety preconditions itself: stubbing only when the store says PARITY_DURABLE or later, rollback only with no stub.
+ * safety preconditions itself: stubs installed only when the store says PARITY_BUILT or later, purges only when it says
+ * STUBS_INSTALLED or later, rollback only with nothing purged (installed stubs are removed), commit only after purging.
  * Faults: from operation {@code crashAtOp} on, every call throws (before or after applying its effect, by a seeded
  * coin); before that, each call fails with probability {@code failRate}.
  */
@@ -30,6 +31,7 @@ final class ModelParticipant implements StripeParticipant
     final Set<StripeId> shipped = new HashSet<>();
     final Set<StripeId> parity = new HashSet<>();
     final Set<StripeId> coldObjects = new HashSet<>();
+    final Set<StripeId> stubsInstalled = new HashSet<>();
     final Set<StripeId> stubbed = new HashSet<>();
     final Set<StripeId> committed = new HashSet<>();
     final Map<String, Integer> calls = new HashMap<>();
@@ -91,16 +93,29 @@ final class ModelParticipant implements StripeParticipant
     }
 
     @Override
-    public void stubSecondaries(StripeRecord s)
+    public void installStubs(StripeRecord s)
     {
-        boolean f = enter("stub");
+        boolean f = enter("install-stubs");
         StripeState st = truth.get(s.id()).orElseThrow().state();
-        if (st != StripeState.PARITY_DURABLE && st != StripeState.SECONDARIES_STUBBED)
-            throw new AssertionError("stubbing " + s.id() + " in state " + st);
+        if (st != StripeState.PARITY_BUILT && !st.purgesMayHaveBegun())
+            throw new AssertionError("installing stubs of " + s.id() + " in state " + st);
         if (!parity.contains(s.id()))
-            throw new AssertionError("stubbing " + s.id() + " without parity");
+            throw new AssertionError("installing stubs of " + s.id() + " without parity");
+        stubsInstalled.add(s.id());
+        leave(f, "install-stubs");
+    }
+
+    @Override
+    public void purgeSecondaries(StripeRecord s)
+    {
+        boolean f = enter("purge");
+        StripeState st = truth.get(s.id()).orElseThrow().state();
+        if (!st.purgesMayHaveBegun())
+            throw new AssertionError("purging against " + s.id() + " in state " + st);
+        if (!stubsInstalled.contains(s.id()))
+            throw new AssertionError("purging against " + s.id() + " before its stubs were installed");
         stubbed.add(s.id());
-        leave(f, "stub");
+        leave(f, "purge");
     }
 
     @Override
@@ -119,7 +134,8 @@ final class ModelParticipant implements StripeParticipant
     {
         boolean f = enter("rollback");
         if (stubbed.contains(s.id()))
-            throw new AssertionError("rollback of " + s.id() + " after secondaries were stubbed");
+            throw new AssertionError("rollback of " + s.id() + " after secondaries purged against it");
+        stubsInstalled.remove(s.id());
         shipped.remove(s.id());
         parity.remove(s.id());
         coldObjects.remove(s.id());

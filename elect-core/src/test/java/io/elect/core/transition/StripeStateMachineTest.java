@@ -74,7 +74,7 @@ public class StripeStateMachineTest
         StripeStateMachine sm = new StripeStateMachine(store, p, clock::incrementAndGet);
         StripeRecord a = record(3);
         assertEquals(StripeState.COMMITTED, sm.run(a));
-        assertEquals(5, store.get(a.id()).orElseThrow().version(), "one version per transition");
+        assertEquals(6, store.get(a.id()).orElseThrow().version(), "one version per transition");
         assertTrue(p.committed.contains(a.id()) && p.stubbed.contains(a.id()) && p.parity.contains(a.id()));
         assertFalse(p.shipped.contains(a.id()), "shipped chunks are temporary");
         // Running it again is a no-op.
@@ -87,12 +87,28 @@ public class StripeStateMachineTest
         {
             public void shipChunks(StripeRecord s) { q.shipChunks(s); }
             public void writeParity(StripeRecord s) { throw new RuntimeException("parity node down"); }
-            public void stubSecondaries(StripeRecord s) { q.stubSecondaries(s); }
+            public void installStubs(StripeRecord s) { q.installStubs(s); }
+            public void purgeSecondaries(StripeRecord s) { q.purgeSecondaries(s); }
             public void commit(StripeRecord s) { q.commit(s); }
             public void rollback(StripeRecord s) { q.rollback(s); }
         }, clock::incrementAndGet);
         assertEquals(StripeState.ROLLED_BACK, failing.run(b));
         assertFalse(p.shipped.contains(b.id()) || p.parity.contains(b.id()));
+
+        // Stubs that cannot all be installed (a member's node lost its disk before its stub existed): nothing was
+        // purged yet, so the stripe rolls back and its installed stubs go with it.
+        StripeRecord c = record(5);
+        StripeStateMachine noStubs = new StripeStateMachine(store, new StripeParticipant()
+        {
+            public void shipChunks(StripeRecord s) { q.shipChunks(s); }
+            public void writeParity(StripeRecord s) { q.writeParity(s); }
+            public void installStubs(StripeRecord s) { q.installStubs(s); throw new RuntimeException("member 0 is gone"); }
+            public void purgeSecondaries(StripeRecord s) { q.purgeSecondaries(s); }
+            public void commit(StripeRecord s) { q.commit(s); }
+            public void rollback(StripeRecord s) { q.rollback(s); }
+        }, clock::incrementAndGet);
+        assertEquals(StripeState.ROLLED_BACK, noStubs.run(c));
+        assertFalse(p.stubsInstalled.contains(c.id()) || p.parity.contains(c.id()) || p.stubbed.contains(c.id()));
     }
 
     /** Crash points over the in-memory store (the Cassandra-backed store runs the same procedure, fewer runs). */

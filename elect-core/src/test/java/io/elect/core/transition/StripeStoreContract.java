@@ -143,6 +143,7 @@ public final class StripeStoreContract
                     // Rolled back and its row garbage-collected (or never created): no trace may remain.
                     assertFalse(model.shipped.contains(s.id()) || model.parity.contains(s.id())
                                 || model.coldObjects.contains(s.id()) || model.stubbed.contains(s.id())
+                                || model.stubsInstalled.contains(s.id())
                                 || model.committed.contains(s.id()), ctx + ": orphan left");
                     rolledBackRuns++;
                 }
