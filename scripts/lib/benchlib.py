@@ -126,6 +126,16 @@ class Suite:
         finally:
             os.remove(f.name)
 
+    def plot(self):
+        """Draws bench-results/NAME.png from this suite's JSON and links it from its section (perf-section.sh
+        plot_suite). A failure (matplotlib missing: run scripts/setup) is reported, not fatal: the JSON and the
+        section are written already, and `scripts/bench plot NAME` draws it later."""
+        r = subprocess.run(["bash", "-c", f'source "{ROOT}/scripts/lib/perf-section.sh"; plot_suite {self.name}'],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            self.log(f"no picture: {(r.stderr or r.stdout).strip()[-500:]}")
+        return r.returncode == 0
+
     # -------------------------------------------------------------------------------- redundancy transitioning
     def storage_report(self, node=1):
         """The parsed `electtool storage --json` report of node, or None (with the reason logged) if electtool

@@ -9,19 +9,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The factory of {@link ErasureCoder}s. Backends: {@code isal} (ISA-L via JNI), {@code jerasure} (Jerasure 2.0
- * + GF-Complete via JNI), {@code java} (fast pure Java), {@code java-reference} (slow, for tests), and
- * {@code auto}: the best available, that is isal, else java (Jerasure is never chosen automatically: it is
- * slower than ISA-L and not faster than the Java coder). All of them produce identical bytes for a codec id.
+ * + GF-Complete via JNI), {@code java} (fast pure Java), {@code java-reference} (slow, for tests). All of them
+ * produce identical bytes for a codec id, so the backend changes speed only, never what is stored.
  *
- * <p>{@code auto} honours the system property {@value #PROPERTY} (same values), so that an operator or CI can
- * force native code off with {@code -Delect.coder=java}. The outcome of the automatic choice, and why a native
- * library is missing, is logged once at INFO.
+ * <p>The configured name (the node's {@value #CONFIG_KEY} key) is turned into a backend by {@link #choose}, the
+ * one place that rule lives:
+ * <ul>
+ *   <li>{@code auto}: ISA-L if its library loaded, else Jerasure if its library loaded, else the fast Java coder
+ *       (measured: ISA-L is the fastest everywhere and Jerasure beats the Java coder on most shapes, see
+ *       docs/PERFORMANCE.md, coding). The system property {@value #PROPERTY} (same values), if set, replaces this
+ *       automatic choice, so that an operator or CI can force native code off with {@code -Delect.coder=java}.</li>
+ *   <li>{@code isal} or {@code jerasure}: that backend, or a {@link CoderUnavailableException} naming the key and
+ *       why its library is unavailable (not built, or built but not loadable); never a silent fallback.</li>
+ *   <li>{@code java} (and {@code java-reference}): always available.</li>
+ * </ul>
+ * The choice is a pure function of the configured name, the {@link NativeBackends} state and the override, so
+ * every rule is tested with golden cases; {@link #choose(String)} applies it to this process.
  */
 public final class ErasureCoders
 {
     private static final Logger logger = LoggerFactory.getLogger(ErasureCoders.class);
 
-    /** System property read by {@code auto}. */
+    /** The node configuration key whose value {@link #create(int, int, String)} and {@link #choose} take. */
+    public static final String CONFIG_KEY = "elect.coder";
+
+    /** System property that, when set, replaces the automatic choice of {@code auto}. */
     public static final String PROPERTY = "elect.coder";
 
     public static final String AUTO = "auto";
@@ -30,45 +42,134 @@ public final class ErasureCoders
     public static final String JAVA = "java";
     public static final String JAVA_REFERENCE = "java-reference";
 
+    /** Logs the first choice made in this process, once (the node makes one at start-up). */
     private static final AtomicBoolean logged = new AtomicBoolean();
 
     private ErasureCoders()
     {
     }
 
-    /** A coder of the best available backend (see {@link #autoBackend()}). */
+    /** A coder of the backend {@code auto} chooses on this machine. */
     public static ErasureCoder create(int k, int m)
     {
         return create(k, m, AUTO);
     }
 
     /**
-     * @param backend {@code auto|isal|jerasure|java|java-reference} (case-insensitive; null means auto)
-     * @throws IllegalArgumentException for an unknown backend or a bad k, m
-     * @throws IllegalStateException    if a native backend is asked for explicitly but cannot be loaded
+     * A coder for stripes of k data and m parity chunks with the backend {@link #choose(String) chosen} for a
+     * configured name.
+     *
+     * @param configured {@code auto|isal|jerasure|java|java-reference} (case-insensitive; null or blank means auto)
+     * @throws IllegalArgumentException   for an unknown name or a bad k, m
+     * @throws CoderUnavailableException if a native backend is asked for explicitly but is unavailable
      */
-    public static ErasureCoder create(int k, int m, String backend)
+    public static ErasureCoder create(int k, int m, String configured)
     {
         CauchyMatrix.checkShape(k, m);
-        String b = backend == null ? AUTO : backend.trim().toLowerCase(Locale.ROOT);
-        switch (b)
+        return choose(configured).create(k, m);
+    }
+
+    /**
+     * The backend this process uses for a configured name, and why (see the class comment for the rule): what a
+     * node calls once at start-up with its {@value #CONFIG_KEY} value, to fail early on an unusable explicit
+     * choice and to report what {@code auto} resolved to. Loads the JNI libraries on first use.
+     *
+     * @throws IllegalArgumentException   for an unknown name
+     * @throws CoderUnavailableException if a native backend is asked for explicitly but is unavailable
+     */
+    public static CoderChoice choose(String configured)
+    {
+        CoderChoice choice = choose(configured, NativeBackends.loaded(), System.getProperty(PROPERTY));
+        if (logged.compareAndSet(false, true))
+            logger.info("Erasure coder backend: {} ({}); {}", choice.backend(), choice.reason(), choice.natives().describe());
+        return choice;
+    }
+
+    /**
+     * The rule itself, a pure function: the backend for a configured name given which native libraries are
+     * available and the value of the {@value #PROPERTY} system property (null if unset).
+     *
+     * @throws IllegalArgumentException   for an unknown configured name or override
+     * @throws CoderUnavailableException if a native backend is asked for explicitly but natives says it is not
+     *                                    available
+     */
+    public static CoderChoice choose(String configured, NativeBackends natives, String override)
+    {
+        String name = normalise(configured);
+        checkKnown(name, CONFIG_KEY);
+        if (!name.equals(AUTO))
         {
-            case AUTO:
-                return create(k, m, autoBackend());
+            String problem = natives.problem(name);
+            if (problem != null)
+                throw new CoderUnavailableException(CONFIG_KEY, name, problem);
+            return new CoderChoice(name, name, CONFIG_KEY + ": " + name, natives);
+        }
+        String forced = normalise(override);
+        if (!forced.equals(AUTO))
+        {
+            String setting = "-D" + PROPERTY + " (system property)";
+            checkKnown(forced, setting);
+            String problem = natives.problem(forced);
+            if (problem != null)
+                throw new CoderUnavailableException(setting, forced, problem);
+            return new CoderChoice(AUTO, forced, "auto, overridden by -D" + PROPERTY + "=" + forced, natives);
+        }
+        if (natives.available(ISAL))
+            return new CoderChoice(AUTO, ISAL, "auto: ISA-L loaded", natives);
+        String noIsal = "auto: ISA-L unavailable (" + natives.isalProblem() + ")";
+        if (natives.available(JERASURE))
+            return new CoderChoice(AUTO, JERASURE, noIsal + "; Jerasure loaded", natives);
+        return new CoderChoice(AUTO, JAVA, noIsal + "; Jerasure unavailable (" + natives.jerasureProblem()
+                                           + "); fast pure-Java coder", natives);
+    }
+
+    /** Makes the coder of a backend already chosen (never auto). */
+    static ErasureCoder instantiate(int k, int m, String backend)
+    {
+        CauchyMatrix.checkShape(k, m);
+        switch (backend)
+        {
             case ISAL:
-                requireAvailable(IsalCoder.library());
+                requireLoaded(ISAL, IsalCoder.library());
                 return new IsalCoder(k, m);
             case JERASURE:
-                requireAvailable(JerasureCoder.library());
+                requireLoaded(JERASURE, JerasureCoder.library());
                 return new JerasureCoder(k, m);
             case JAVA:
                 return new FastJavaCoder(k, m);
             case JAVA_REFERENCE:
                 return new ReferenceCoder(k, m);
             default:
-                throw new IllegalArgumentException("backend must be one of auto|isal|jerasure|java|java-reference, got '"
-                                                   + backend + "'");
+                throw new IllegalArgumentException("not a concrete backend: '" + backend + "'");
         }
+    }
+
+    private static String normalise(String name)
+    {
+        return name == null || name.isBlank() ? AUTO : name.trim().toLowerCase(Locale.ROOT);
+    }
+
+    private static void checkKnown(String name, String setting)
+    {
+        switch (name)
+        {
+            case AUTO:
+            case ISAL:
+            case JERASURE:
+            case JAVA:
+            case JAVA_REFERENCE:
+                return;
+            default:
+                throw new IllegalArgumentException(setting + " must be one of auto|isal|jerasure|java|java-reference, got '"
+                                                   + name + "'");
+        }
+    }
+
+    /** Guards coders made from an injected (test) NativeBackends that claims a library this process lacks. */
+    private static void requireLoaded(String backend, NativeLibrary library)
+    {
+        if (!library.available())
+            throw new CoderUnavailableException(CONFIG_KEY, backend, library.problem());
     }
 
     /** Alignment of {@link #allocateAligned}: a cache line, and the width of an AVX-512 vector. */
@@ -90,79 +191,23 @@ public final class ErasureCoders
         return b.position(start).limit(start + size).slice();
     }
 
-    /** Whether a backend can be created on this machine (pure-Java backends always can). */
+    /** Whether a backend can be created on this machine (pure-Java backends and auto always can). */
     public static boolean isAvailable(String backend)
     {
-        switch (backend.trim().toLowerCase(Locale.ROOT))
-        {
-            case ISAL:
-                return IsalCoder.library().available();
-            case JERASURE:
-                return JerasureCoder.library().available();
-            case AUTO:
-            case JAVA:
-            case JAVA_REFERENCE:
-                return true;
-            default:
-                throw new IllegalArgumentException("unknown backend '" + backend + "'");
-        }
+        String name = normalise(backend);
+        return name.equals(AUTO) || NativeBackends.loaded().available(name);
     }
 
-    /** Why a native backend is unavailable, or null if it is available (or not native). */
+    /** Why a backend is unavailable on this machine, or null if it is available. */
     public static String unavailableReason(String backend)
     {
-        switch (backend.trim().toLowerCase(Locale.ROOT))
-        {
-            case ISAL:
-                return IsalCoder.library().problem();
-            case JERASURE:
-                return JerasureCoder.library().problem();
-            default:
-                return null;
-        }
+        String name = normalise(backend);
+        return name.equals(AUTO) ? null : NativeBackends.loaded().problem(name);
     }
 
-    /**
-     * The backend {@code auto} resolves to: the system property {@value #PROPERTY} if set to a concrete backend
-     * (falling back to java, with a warning, if that backend is unavailable), else isal if it loads, else java.
-     */
+    /** The backend {@code auto} resolves to in this process: {@code choose("auto").backend()}. */
     public static String autoBackend()
     {
-        String forced = System.getProperty(PROPERTY, AUTO).trim().toLowerCase(Locale.ROOT);
-        String chosen;
-        String why;
-        if (!forced.equals(AUTO) && !forced.isEmpty())
-        {
-            if (!isAvailable(forced))
-            {
-                chosen = JAVA;
-                why = "-D" + PROPERTY + "=" + forced + " asked for, but it is unavailable: " + unavailableReason(forced);
-            }
-            else
-            {
-                chosen = forced;
-                why = "forced by -D" + PROPERTY + "=" + forced;
-            }
-        }
-        else if (IsalCoder.library().available())
-        {
-            chosen = ISAL;
-            why = "ISA-L native library loaded";
-        }
-        else
-        {
-            chosen = JAVA;
-            why = "ISA-L unavailable (" + IsalCoder.library().problem() + ")";
-        }
-        if (logged.compareAndSet(false, true))
-            logger.info("Erasure coder backend: {} ({}); jerasure {}", chosen, why,
-                        JerasureCoder.library().available() ? "available" : "unavailable: " + JerasureCoder.library().problem());
-        return chosen;
-    }
-
-    private static void requireAvailable(NativeLibrary library)
-    {
-        if (!library.available())
-            throw new IllegalStateException("native codec " + library.name() + " unavailable: " + library.problem());
+        return choose(AUTO).backend();
     }
 }

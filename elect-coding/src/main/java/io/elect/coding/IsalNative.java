@@ -8,7 +8,8 @@ final class IsalNative
     /** 2 * 0x80 in GF(2^8)/0x11d. */
     private static final int PROBE = 0x1d;
 
-    static final NativeLibrary LIBRARY = NativeLibrary.load("elect_isal", IsalNative::probe, PROBE);
+    static final NativeLibrary LIBRARY =
+        NativeLibrary.load("elect_isal", "libisal-dev", "libisal2", IsalNative::probe, PROBE);
 
     private IsalNative()
     {

@@ -8,7 +8,8 @@ final class JerasureNative
     /** 2 * 0x80 in GF(2^8)/0x11d. */
     private static final int PROBE = 0x1d;
 
-    static final NativeLibrary LIBRARY = NativeLibrary.load("elect_jerasure", JerasureNative::probe, PROBE);
+    static final NativeLibrary LIBRARY = NativeLibrary.load("elect_jerasure", "libjerasure-dev libgf-complete-dev",
+                                                            "libjerasure2 libgf-complete1", JerasureNative::probe, PROBE);
 
     private JerasureNative()
     {

@@ -18,12 +18,25 @@ final class Backends
         return ErasureCoders.JAVA.equals(System.getProperty(ErasureCoders.PROPERTY));
     }
 
+    /** System property under which a native library that did not load fails the build instead of being skipped. */
+    static final String NATIVE_REQUIRED = "elect.native.required";
+
+    /** True when the run demands both JNI libraries (CI's normal runs: {@code -Delect.native.required=true}). */
+    static boolean nativeRequired()
+    {
+        return Boolean.getBoolean(NATIVE_REQUIRED);
+    }
+
     static boolean nativeUsable(String backend)
     {
         return !nativeForcedOff() && ErasureCoders.isAvailable(backend);
     }
 
-    /** Every backend to compare: both Java coders always, the native ones when loaded and not forced off. */
+    /**
+     * Every backend to compare: both Java coders always, the native ones when loaded and not forced off. A native
+     * library that did not load is left out here; {@code NativeLibrariesTest} is what fails the run for it when
+     * {@link #nativeRequired()}, with one message naming the library and its Debian package.
+     */
     static List<String> all()
     {
         List<String> list = new ArrayList<>(List.of(ErasureCoders.JAVA_REFERENCE, ErasureCoders.JAVA));

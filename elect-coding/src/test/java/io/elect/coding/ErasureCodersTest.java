@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+/** The factory in this process; the rule of the backend choice itself is in CoderChoiceTest. */
+
 class ErasureCodersTest
 {
     @Test
@@ -44,7 +46,9 @@ class ErasureCodersTest
     @Test
     void unknownBackendAndBadShapeAreRejected()
     {
-        assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(4, 2, "vandermonde"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                                                  () -> ErasureCoders.create(4, 2, "vandermonde"));
+        assertTrue(e.getMessage().contains("elect.coder") && e.getMessage().contains("vandermonde"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(0, 2));
         assertThrows(IllegalArgumentException.class, () -> ErasureCoders.create(200, 57));
     }
@@ -69,16 +73,22 @@ class ErasureCodersTest
         }
     }
 
+    /** In this process, auto follows the rule over what actually loaded (the golden cases cover the rest). */
     @Test
-    void autoPrefersIsalWhenLoadedElseJava()
+    void autoInThisProcessFollowsTheRule()
     {
         assumeFalse(Backends.nativeForcedOff(), "native forced off (-Delect.coder=java)");
         String saved = System.getProperty(ErasureCoders.PROPERTY);
         System.clearProperty(ErasureCoders.PROPERTY);
         try
         {
-            String expected = ErasureCoders.isAvailable("isal") ? "isal" : "java";
+            String expected = ErasureCoders.isAvailable("isal") ? "isal"
+                              : ErasureCoders.isAvailable("jerasure") ? "jerasure" : "java";
             assertEquals(expected, ErasureCoders.create(10, 4).backend());
+            CoderChoice choice = ErasureCoders.choose(null);
+            assertEquals("auto", choice.configured());
+            assertEquals(expected, choice.backend());
+            assertEquals(NativeBackends.loaded(), choice.natives());
         }
         finally
         {
@@ -92,19 +102,6 @@ class ErasureCodersTest
     {
         assumeTrue(Backends.nativeForcedOff(), "only in the run with -Delect.coder=java");
         assertEquals("java", ErasureCoders.create(4, 2).backend());
-    }
-
-    /** A library that the build packed into the jar must load: a packed but broken library is a bug. */
-    @Test
-    void packedNativeLibrariesLoad()
-    {
-        assumeFalse(Backends.nativeForcedOff(), "native forced off (-Delect.coder=java)");
-        for (String b : new String[]{ "isal", "jerasure" })
-        {
-            String resource = NativeLibrary.RESOURCE_DIR + "libelect_" + b + ".so";
-            assumeTrue(ErasureCoders.class.getResource(resource) != null, resource + " was not built");
-            assertTrue(ErasureCoders.isAvailable(b), b + ": " + ErasureCoders.unavailableReason(b));
-        }
     }
 
     @Test
