@@ -57,7 +57,16 @@ public final class ElectDaemon
         // The node object exists before Cassandra starts: Cassandra opens tiered SSTables and creates compaction
         // strategies during its start-up, and they reach the node through the hand-off.
         ElectConfig config = NodeHandoff.loadedConfig() != null ? NodeHandoff.loadedConfig() : validated;
-        ElectNode node = ElectNode.create(config, CassandraMetrics.REGISTRAR);
+        ElectNode node;
+        try
+        {
+            node = ElectNode.create(config, CassandraMetrics.REGISTRAR);
+        }
+        catch (io.elect.coding.CoderUnavailableException e)
+        {
+            fail("invalid configuration: " + e.getMessage()); // an explicit elect.coder that cannot be loaded here
+            return;
+        }
         registerColdTier(node);
         Bridge bridge = new Bridge(node);
         NodeHandoff.install(bridge);

@@ -104,6 +104,7 @@ public final class ElectJmxNode implements ElectNodeMBean
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("configured", node.tiered().coders().configured());
         doc.put("in_use", node.tiered().coders().resolved());
+        doc.put("reason", node.tiered().coders().reason());
         return Json.write(doc);
     }
 

@@ -159,7 +159,8 @@ final class SimCluster implements AutoCloseable
 
     SimCluster(long seed, Path root, int n, ElectConfig config, int rowsPerFile, Sabotage sabotage) throws IOException
     {
-        this.random = new Random(seed);
+        // consecutive seeds give correlated first draws of java.util.Random: start from a mixed seed
+        this.random = new Random(new java.util.SplittableRandom(seed).nextLong());
         this.clock = new ManualClock(1_700_000_000_000L);
         this.config = config;
         this.rf = Math.min(3, n);

@@ -39,7 +39,7 @@ public final class Simulation
         /** The cluster shape for a seed when not given: 3 to 6 nodes, k in [2, 4], m in [1, 2], k + m <= nodes. */
         public static Options forSeed(long seed, int steps, Sabotage sabotage, Path workDir)
         {
-            java.util.Random r = new java.util.Random(seed ^ 0x5eed5eedL);
+            java.util.SplittableRandom r = new java.util.SplittableRandom(seed); // well mixed for consecutive seeds
             int nodes = 3 + r.nextInt(4);
             int m = 1 + (nodes >= 5 ? r.nextInt(2) : 0);
             int k = 2 + r.nextInt(Math.max(1, Math.min(3, nodes - m - 1)));
@@ -388,13 +388,17 @@ public final class Simulation
         event("heal " + what);
     }
 
-    /** Faults off, every node back, then flush, compact and rounds until nothing changes for three rounds. */
+    /**
+     * Faults off, every node back, then flush, compact and rounds (120 s apart) until nothing changes for longer than
+     * the stripe fill wait (candidates of too few nodes wait that long before virtual chunks fill their stripe).
+     */
     private void heal() throws IOException
     {
         heal("all", true);
         String last = "";
         int same = 0, rounds = 0;
-        while (same < 3 && rounds < 80)
+        int quiet = 2 + (int) Math.ceil(c.config.stripeFillWaitSeconds / 120.0);
+        while (same < quiet && rounds < 80)
         {
             for (SimNode n : c.nodes())
             {

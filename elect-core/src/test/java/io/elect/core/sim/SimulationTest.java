@@ -1,0 +1,135 @@
+package io.elect.core.sim;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The whole-cluster simulation in CI ({@link Simulation}, docs/design/simulation.md): {@value #SEEDS} seeds of
+ * {@value #STEPS} steps each must pass every invariant (two at a time: seeds are independent and each one is
+ * single-threaded and deterministic); the same seed must replay the same run (same trace hash); and each planted bug
+ * ({@link Sabotage}) must be caught within the seeds run here. A failing seed is printed with its replay command.
+ * {@code -Delect.sim.seeds=N} and {@code -Delect.sim.steps=N} change the numbers.
+ */
+class SimulationTest
+{
+    static final int SEEDS = 200;
+    static final int STEPS = 150;
+    static final int SABOTAGE_SEEDS = 12;
+
+    private static Path work;
+
+    @BeforeAll
+    static void quiet() throws Exception
+    {
+        // a simulation logs every step of every node (and many expected failures under faults): keep errors only
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.elect")).setLevel(Level.ERROR);
+        Path shm = Paths.get("/dev/shm");
+        work = (Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get("target"))
+               .resolve("elect-sim-test-" + ProcessHandle.current().pid());
+        Files.createDirectories(work);
+    }
+
+    private static List<Simulation.Result> run(long first, int seeds, int steps, Sabotage sabotage) throws Exception
+    {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())));
+        try
+        {
+            List<Future<Simulation.Result>> runs = new ArrayList<>();
+            for (long s = first; s < first + seeds; s++)
+            {
+                long seed = s;
+                runs.add(pool.submit(() -> Simulation.run(Simulation.Options.forSeed(seed, steps, sabotage, work))));
+            }
+            List<Simulation.Result> out = new ArrayList<>();
+            for (Future<Simulation.Result> f : runs)
+                out.add(f.get());
+            return out;
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    private static String describe(Simulation.Result r, Sabotage sabotage)
+    {
+        return "seed " + Long.toUnsignedString(r.options().seed()) + " (" + SimulationMain.shape(r.options()) + "): "
+               + r.violations().size() + " violations, first: " + r.violations().get(0) + "\n  replay: scripts/elect simulate --seed "
+               + Long.toUnsignedString(r.options().seed()) + " --steps " + r.options().steps()
+               + (sabotage == Sabotage.NONE ? "" : " --sabotage " + sabotage.name().toLowerCase().replace('_', '-')) + " --verbose";
+    }
+
+    @Test
+    void everySeedKeepsTheInvariants() throws Exception
+    {
+        int seeds = Integer.getInteger("elect.sim.seeds", SEEDS), steps = Integer.getInteger("elect.sim.steps", STEPS);
+        List<String> failures = new ArrayList<>();
+        long decoded = 0, committed = 0;
+        for (Simulation.Result r : run(1, seeds, steps, Sabotage.NONE))
+        {
+            if (!r.ok())
+                failures.add(describe(r, Sabotage.NONE));
+            decoded += ((Number) r.stats().getOrDefault("decoded_runs", 0)).longValue();
+            committed += ((Number) r.stats().getOrDefault("stripes_committed", 0)).longValue();
+        }
+        assertEquals(List.of(), failures, failures.size() + " of " + seeds + " seeds failed");
+        // the runs did what the invariants are about: stripes committed and degraded reads reconstructed data
+        assertTrue(committed > seeds, "stripes committed over all seeds: " + committed);
+        assertTrue(decoded > seeds, "degraded reads that decoded over all seeds: " + decoded);
+    }
+
+    @Test
+    void theSameSeedReplaysTheSameRun() throws Exception
+    {
+        Simulation.Result a = run(4242, 1, STEPS, Sabotage.NONE).get(0);
+        Simulation.Result b = run(4242, 1, STEPS, Sabotage.NONE).get(0);
+        assertTrue(a.ok(), a.violations().toString());
+        assertEquals(a.traceHash(), b.traceHash(), "same seed, same trace");
+        assertEquals(a.stats(), b.stats());
+        Simulation.Result c = run(4243, 1, STEPS, Sabotage.NONE).get(0);
+        assertTrue(!c.traceHash().equals(a.traceHash()), "another seed, another run");
+    }
+
+    @Test
+    void aStubPurgeThatDropsNewerVersionsIsCaught() throws Exception
+    {
+        assertCaught(Sabotage.PURGE_DROPS_NEWER);
+    }
+
+    @Test
+    void parityLostAfterItsAcknowledgementIsCaught() throws Exception
+    {
+        assertCaught(Sabotage.PARITY_LOST_AFTER_ACK);
+    }
+
+    private static void assertCaught(Sabotage sabotage) throws Exception
+    {
+        int caught = 0;
+        List<String> first = new ArrayList<>();
+        for (Simulation.Result r : run(1, SABOTAGE_SEEDS, STEPS, sabotage))
+            if (!r.ok())
+            {
+                caught++;
+                if (first.isEmpty())
+                    first.add(r.violations().get(0));
+            }
+        // Every seed should catch it; requiring most of them keeps the test about the invariants, not about luck.
+        assertTrue(caught >= SABOTAGE_SEEDS / 2, sabotage + " was caught by " + caught + " of " + SABOTAGE_SEEDS + " seeds");
+        System.out.println(sabotage + ": caught by " + caught + " of " + SABOTAGE_SEEDS + " seeds; e.g. " + first);
+    }
+}
