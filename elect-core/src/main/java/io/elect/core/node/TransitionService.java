@@ -59,6 +59,8 @@ public final class TransitionService
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
     private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
+    /** Stripes per state as the last round on this node found them (this node coordinated it). */
+    private final Map<io.elect.core.stripes.StripeState, Long> stripesByState = new ConcurrentHashMap<>();
 
     TransitionService(NodeContext node)
     {
@@ -67,6 +69,12 @@ public final class TransitionService
                                                                             () -> node.ring().members());
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
+        for (io.elect.core.stripes.StripeState st : io.elect.core.stripes.StripeState.values())
+        {
+            stripesByState.put(st, 0L);
+            node.metrics().gauge("Transitioning", "Stripes", st.name().toLowerCase(),
+                                 (com.codahale.metrics.Gauge<Long>) () -> stripesByState.getOrDefault(st, 0L));
+        }
     }
 
     String codecId()
@@ -111,6 +119,7 @@ public final class TransitionService
         // rather than that of whichever node started first.
         node.store().ensureReady();
         StripeRecovery.Summary rec = StripeRecovery.recover(node.store(), machine);
+        countStripes();
         if (rec.committed() + rec.rolledBack() + rec.pending().size() > 0)
             logger.info("transition recovery: {} committed, {} rolled back, {} rows removed, {} pending", rec.committed(),
                         rec.rolledBack(), rec.removed(), rec.pending().size());
@@ -121,9 +130,10 @@ public final class TransitionService
             Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
-            TransitionCoordinator.RoundResult r = c.round(table, snaps, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0)));
+            TransitionCoordinator.RoundResult r = c.round(table, snaps, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
             lastRounds.put(table, r);
             node.metrics().counter("Transitioning", "StripesCommitted", table.toString()).inc(r.committed());
+            node.metrics().counter("Transitioning", "BytesEncoded", table.toString()).inc(r.encodedBytes());
             node.metrics().counter("Transitioning", "StripesRolledBack", table.toString()).inc(r.rolledBack());
             node.metrics().counter("Transitioning", "StripesFailed", table.toString()).inc(r.failed());
             // Offload only once encoding has settled (no stripe this round nor the last): stubs purge their
@@ -132,6 +142,16 @@ public final class TransitionService
                 offload(table, snaps, r.plan());
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /** Refreshes the stripes-per-state gauges from the store (the coordinator lists it anyway for recovery). */
+    private void countStripes()
+    {
+        Map<io.elect.core.stripes.StripeState, Long> counts = new java.util.EnumMap<>(io.elect.core.stripes.StripeState.class);
+        for (StripeRecord r : node.store().list())
+            counts.merge(r.state(), 1L, Long::sum);
+        for (io.elect.core.stripes.StripeState st : io.elect.core.stripes.StripeState.values())
+            stripesByState.put(st, counts.getOrDefault(st, 0L));
     }
 
     /**

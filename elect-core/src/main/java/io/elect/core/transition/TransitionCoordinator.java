@@ -45,7 +45,7 @@ public final class TransitionCoordinator
     }
 
     /** What a round did. */
-    public record RoundResult(TableRef table, Plan plan, int planned, int committed, int rolledBack, int failed)
+    public record RoundResult(TableRef table, Plan plan, int planned, int committed, int rolledBack, int failed, long encodedBytes)
     {
     }
 
@@ -175,6 +175,7 @@ public final class TransitionCoordinator
                                                   settings.fillWaitMillis());
         StripePlanner.Round round = planner.plan(pending, ring, now);
         int committed = 0, rolledBack = 0, failed = 0, planned = 0;
+        long encoded = 0;
         for (StripeRecord r : round.planned())
         {
             if (planned >= settings.maxStripesPerRound())
@@ -184,7 +185,11 @@ public final class TransitionCoordinator
             {
                 StripeState end = machine.run(r);
                 if (end == StripeState.COMMITTED)
+                {
                     committed++;
+                    for (Member m : r.members())
+                        encoded += m.realBytes();
+                }
                 else
                     rolledBack++;
             }
@@ -202,6 +207,6 @@ public final class TransitionCoordinator
                         table, (long) plan.hotBytes(), (long) plan.fullReplicationBytes(), (long) plan.targetHotBytes(),
                         (long) plan.encodeBytes(), (long) plan.parityOffloadBytes(), planned, committed, rolledBack, failed,
                         clock.getAsLong() - now);
-        return new RoundResult(table, plan, planned, committed, rolledBack, failed);
+        return new RoundResult(table, plan, planned, committed, rolledBack, failed, encoded);
     }
 }
