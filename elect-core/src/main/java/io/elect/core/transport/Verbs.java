@@ -10,19 +10,19 @@ public final class Verbs
     /** Reads a byte range of a stripe member file under the peer's allowed roots (MemberServer, in the stripes package). */
     public static final int READ_MEMBER = 10;
 
-    /** Reserved (lead): snapshots the data files chosen for a stripe so that compaction cannot remove them. */
+    /** A node's bytes by level and role of one ELECT table and its transition candidates ({@code NodeSnapshot}). */
     public static final int SNAPSHOT = 20;
-    /** Reserved (lead): pins a member file of a stripe on its node until the stripe commits or rolls back. */
+    /** Freezes a member file of a stripe on its node and describes its files ({@code MemberInfo}). */
     public static final int PIN = 21;
-    /** Reserved (lead): asks a node to build parity member(s) of a stripe. */
+    /** Builds one parity member of a stripe on a parity node, hot or cold ({@code ParityInfo}). */
     public static final int BUILD_PARITY = 22;
-    /** Reserved (lead): replaces a secondary replica's data file by a decoded stub. */
+    /** On a data node: installs its member's stub on every secondary of the member's range (no purge). */
     public static final int STUB = 23;
-    /** Reserved (lead): commits a stripe (its parity and stubs become the durable state). */
+    /** A stripe committed: its member stays frozen, its pin is released. */
     public static final int COMMIT = 24;
-    /** Reserved (lead): rolls back an uncommitted stripe (drops its parity and pins). */
+    /** Unfreezes a member of a rolled-back stripe. */
     public static final int ROLLBACK = 25;
-    /** Reserved (lead): deletes a parity member of a stripe. */
+    /** Deletes a parity member of a stripe (its file or its cold object and marker). */
     public static final int DROP_PARITY = 26;
     /** Moves this node's oldest hot parity members of a table to the cold tier ({@code OffloadRequest}). */
     public static final int OFFLOAD_PARITY = 27;

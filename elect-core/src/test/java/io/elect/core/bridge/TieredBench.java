@@ -120,6 +120,10 @@ public final class TieredBench
         StripeLayout sb = LocalStripeAssembler.assemble(dataFiles(rounds, 4), ErasureCoders.create(K, M), fs, "fs",
                                                         "stripes/bench-b", work.resolve("stripes/b"));
         NodeHandoff.bridge().tiered().toDecoded(cfs, rounds.get(4), sb, 0);
+        // The member's own copy (member 0's hard link) would serve DECODED reads directly: remove it, so that every
+        // DECODED read reconstructs its bytes from k other members (checked below by the decoded-run counters).
+        Files.delete(work.resolve("stripes/a").resolve("member-0"));
+        Files.delete(work.resolve("stripes/b").resolve("member-0"));
 
         List<Config> configs = List.of(new Config("LOCAL", "n/a", 2), new Config("COLD", "warm", 0),
                                        new Config("COLD", "cold", 0), new Config("DECODED", "cold", 1),
@@ -157,8 +161,12 @@ public final class TieredBench
                 SourceCounters.Snapshot dec0 = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot();
                 for (int i = 0; i < opsPerRep; i++)
                     one.add(measure(s, get, c, n, rnd));
+                SourceCounters.Snapshot dec = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot().minus(dec0);
                 long fetched = NodeHandoff.bridge().node().tiered().coldCounters().snapshot().minus(cold0).bytesFetched()
-                               + NodeHandoff.bridge().node().tiered().decodedCounters().snapshot().minus(dec0).bytesFetched();
+                               + dec.bytesFetched();
+                if (c.label().startsWith("DECODED") && (dec.directRuns() != 0 || dec.decodedRuns() < opsPerRep))
+                    throw new AssertionError(c + ": " + opsPerRep + " reads made " + dec.decodedRuns() + " decoded runs and "
+                                             + dec.directRuns() + " direct reads of the member's own copy; every one must decode");
                 bytes.get(c.label())[0] += fetched;
                 bytes.get(c.label())[1] += opsPerRep;
                 lat.get(c.label()).addAll(one);

@@ -121,6 +121,8 @@ public final class TieredNodeRunner
             awaitDeleted(rounds.get(1));
             check(TieredSSTables.sidecar(decoded.descriptor).source() == TieredSidecar.Source.DECODED, "DECODED sidecar");
             TieredNodeSupport.assertSame(before, TieredNodeSupport.capture(s, table, 4 * N), table + " after DECODED");
+            // the member's own copy (its hard link in the stripe) would serve reads directly: without it, reads decode
+            Files.delete(work.resolve("stripes").resolve(table).resolve("member-0"));
             decodedPointReadsFetchAboutKChunks(s, table);
         }
     }
@@ -225,8 +227,11 @@ public final class TieredNodeRunner
             SourceCounters.Snapshot before = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot();
             check(s.execute(get.bind(TieredNodeSupport.key(i))).one() != null, "decoded key " + i + " found");
             SourceCounters.Snapshot d = NodeHandoff.bridge().node().tiered().decodedCounters().snapshot().minus(before);
+            check(d.decodedRuns() >= 1 && d.directRuns() == 0, table + ": the read decoded (runs: " + d + ")");
             check(d.chunksFetched() >= 1 && d.chunksFetched() <= 4, table + ": decoded read reconstructed " + d.chunksFetched() + " chunks");
+            // a reconstruction reads the same range of k other members: about k x the chunks' bytes
             check(d.bytesFetched() <= (long) K * d.chunksFetched() * 16 * 1024, table + ": decoded read fetched " + d);
+            check(d.bytesFetched() >= (long) K * ((d.chunksFetched() - 1) * 16 * 1024 + 1), table + ": decoded read fetched only " + d);
             chunks += d.chunksFetched();
             bytes += d.bytesFetched();
             reads++;

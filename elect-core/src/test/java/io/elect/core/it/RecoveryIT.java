@@ -136,22 +136,44 @@ class RecoveryIT
         // 2. m + 1 nodes down: encoded rows of stripes that lost two members fail cleanly; fresh rows read back.
         assertEquals(0, SCRIPT.run(180, "kill", "--hard", "2").code());
         Thread.sleep(10_000);
-        int failed = 0;
+        // Only node 1 is up: it serves every read. Keys whose primary is node 1 read its own data and must all succeed;
+        // a key of node 2's or node 3's range reads node 1's stub of an encoded member, whose stripe (k=2, m=1: all
+        // three nodes) lost two members: it fails, and only with the clean error (a read failure naming the
+        // unavailable members), never a timeout.
+        com.datastax.oss.driver.api.core.metadata.TokenMap tokens = session.getMetadata().getTokenMap().orElseThrow();
+        int failed = 0, ownOk = 0;
         for (int k = 1; k < KEYS; k += 7)
         {
             if (k % 29 == 0)
                 continue;
+            com.datastax.oss.driver.api.core.metadata.token.Token token =
+                tokens.newToken(com.datastax.oss.driver.api.core.type.codec.TypeCodecs.TEXT.encode(key(k), session.getContext().getProtocolVersion()));
+            String primary = null;
+            for (com.datastax.oss.driver.api.core.metadata.Node n : session.getMetadata().getNodes().values())
+                for (com.datastax.oss.driver.api.core.metadata.token.TokenRange r : tokens.getTokenRanges(n))
+                    if (r.contains(token))
+                        primary = ((InetSocketAddress) n.getEndPoint().resolve()).getAddress().getHostAddress();
             try
             {
                 check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, "nodes 2, 3 down");
+                if ("127.0.0.1".equals(primary))
+                    ownOk++;
+            }
+            catch (com.datastax.oss.driver.api.core.servererrors.ReadFailureException e)
+            {
+                assertFalse("127.0.0.1".equals(primary), "key " + k + " of node 1's own range failed: " + e);
+                failed++;
             }
             catch (DriverException e)
             {
-                failed++;
+                throw new AssertionError("key " + k + " (primary " + primary + ") failed with " + e.getClass().getSimpleName()
+                                         + ", not the clean read failure of an unavailable stripe: " + e, e);
             }
         }
-        System.out.println("nodes 2 and 3 down: " + failed + " of ~" + KEYS / 7 + " encoded-key reads failed");
+        System.out.println("nodes 2 and 3 down: " + failed + " of ~" + KEYS / 7 + " encoded-key reads failed, all of other nodes' ranges; "
+                           + ownOk + " of node 1's own keys read");
         assertTrue(failed > 0, "with m+1 members of a stripe down, some encoded reads must fail");
+        assertTrue(ownOk > 0, "node 1's own keys read back");
         String log = Files.readString(SCRIPT.runDir().resolve("cluster/node1/logs/system.log"));
         int at = log.lastIndexOf("unavailable");
         System.out.println("node 1's last 'unavailable' log line: " + (at < 0 ? "(none)" : log.substring(Math.max(0, log.lastIndexOf('\n', at)), Math.min(log.length(), at + 300))));
