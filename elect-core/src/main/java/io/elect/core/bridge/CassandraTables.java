@@ -204,6 +204,20 @@ public final class CassandraTables implements LocalTables
     }
 
     @Override
+    public String rehydrate(TableRef t, String id, BeforeLive beforeLive) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        SSTableReader r = requireLive(cfs, t, id);
+        String tag = bridge.frozen().frozen(cfs).get(id);
+        SSTableReader fresh = bridge.tiered().rehydrate(cfs, r, (newId, data) -> {
+            if (tag != null)
+                bridge.frozen().registerBeforeLoad(cfs, newId, tag); // frozen before it is live: never compacted
+            beforeLive.accept(newId, data);
+        });
+        return fresh.descriptor.id.toString();
+    }
+
+    @Override
     public String installStub(TableRef t, Map<String, Path> components, StripeLayout layout, int self, ChunkChecksums checksums,
                               String tag) throws IOException
     {

@@ -279,7 +279,7 @@ public final class TieredSSTables
             {
                 if (beforeSwap != null)
                     beforeSwap.accept(data.toAbsolutePath().normalize(), storeName, key);
-                fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null);
+                fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null, null);
             }
             catch (IOException | RuntimeException e)
             {
@@ -322,7 +322,7 @@ public final class TieredSSTables
                                                    + " bytes but " + data + " has " + sums.length());
             Descriptor desc = cfs.newSSTableDescriptor(orig.descriptor.directory,
                                                        format().getVersion(orig.descriptor.version.version));
-            SSTableReader fresh = swap(cfs, txn, orig, desc, TieredSidecar.decoded(sums, stripe, self), null);
+            SSTableReader fresh = swap(cfs, txn, orig, desc, TieredSidecar.decoded(sums, stripe, self), null, null);
             logger.info("Tiered {} -> DECODED member {} of stripe {} as {} ({} bytes) in {} ms", orig.descriptor, self,
                         stripe.codecId(), desc, sums.length(), TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
             return fresh;
@@ -335,6 +335,19 @@ public final class TieredSSTables
      * SSTable, once no reader and no snapshot references it.
      */
     public SSTableReader rehydrate(ColumnFamilyStore cfs, SSTableReader tiered) throws IOException
+    {
+        return rehydrate(cfs, tiered, (id, data) -> {});
+    }
+
+    /** Told the new SSTable's id and data path once its files are in place and before it is opened and swapped in. */
+    @FunctionalInterface
+    public interface BeforeOpen
+    {
+        void accept(String id, Path data) throws IOException;
+    }
+
+    /** {@link #rehydrate(ColumnFamilyStore, SSTableReader)}, calling beforeOpen before the local SSTable goes live. */
+    public SSTableReader rehydrate(ColumnFamilyStore cfs, SSTableReader tiered, BeforeOpen beforeOpen) throws IOException
     {
         if (!isTiered(tiered))
             throw new IllegalArgumentException("tiered must be an SSTable of format " + FORMAT_NAME + ": " + tiered);
@@ -361,7 +374,7 @@ public final class TieredSSTables
                 }
                 out.force(true);
             }
-            SSTableReader fresh = swap(cfs, txn, tiered, desc, null, tmp);
+            SSTableReader fresh = swap(cfs, txn, tiered, desc, null, tmp, beforeOpen);
             logger.info("Rehydrated {} -> LOCAL {} ({} bytes) in {} ms", tiered.descriptor, desc, length,
                         TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
             return fresh;
@@ -406,7 +419,7 @@ public final class TieredSSTables
      * replacement, placeholder Data.db) and dataFile (local replacement, moved into place) is non-null.
      */
     private static SSTableReader swap(ColumnFamilyStore cfs, LifecycleTransaction txn, SSTableReader orig, Descriptor desc,
-                                      TieredSidecar sidecar, Path dataFile) throws IOException
+                                      TieredSidecar sidecar, Path dataFile, BeforeOpen beforeOpen) throws IOException
     {
         Set<Component> components = new LinkedHashSet<>();
         try
@@ -437,6 +450,8 @@ public final class TieredSSTables
             components.add(Components.DATA);
             components.add(Components.TOC);
             TOCComponent.rewriteTOC(desc, components);
+            if (beforeOpen != null)
+                beforeOpen.accept(desc.id.toString(), data.toAbsolutePath());
         }
         catch (IOException | RuntimeException e)
         {

@@ -59,13 +59,18 @@ final class ColdOffload
     final Object parityLock = new Object();
     private final NodeContext node;
     private final BiPredicate<TableRef, String> pinned;
+    private final java.util.function.ToDoubleBiFunction<TableRef, String> readRate;
     private RedirectTable redirects;
 
-    /** @param pinned (table, file id) -> whether the file is pinned by an uncommitted stripe (not offloaded) */
-    ColdOffload(NodeContext node, BiPredicate<TableRef, String> pinned)
+    /**
+     * @param pinned   (table, file id) -> whether the file is pinned by an uncommitted stripe (not offloaded)
+     * @param readRate (table, file id) -> the file's decayed read rate in reads/s (offload goes coldest first)
+     */
+    ColdOffload(NodeContext node, BiPredicate<TableRef, String> pinned, java.util.function.ToDoubleBiFunction<TableRef, String> readRate)
     {
         this.node = node;
         this.pinned = pinned;
+        this.readRate = readRate;
     }
 
     /** Loaded on first use, so that a corrupt table fails the requests that need it rather than the node's start. */
@@ -252,12 +257,14 @@ final class ColdOffload
             if (f.source() != LocalTables.Source.LOCAL || f.frozenTag() == null || pinned.test(req.table(), f.id())
                 || !committed(f.frozenTag()))
                 continue;
-            items.add(new Item(f.id(), f.dataBytes(), f.dataMillis()));
+            items.add(new Item(f.id(), f.dataBytes(), f.dataMillis(), readRate.applyAsDouble(req.table(), f.id())));
             byId.put(f.id(), f);
         }
         long moved = 0;
         int n = 0;
-        for (Item item : OffloadSelection.oldestFirst(items, req.bytes(), req.minAgeMillis(), node.clock().millis()))
+        // coldest first; files read more often than cold_read_rate stay hot (recallHot would bring them back)
+        for (Item item : OffloadSelection.coldestFirst(items, req.bytes(), req.minAgeMillis(), node.config().coldReadRate,
+                                                       node.clock().millis()))
         {
             TableFile f = byId.get(item.id());
             long t0 = node.clock().nanoTime();
@@ -272,6 +279,43 @@ final class ColdOffload
         logger.info("offloaded {} encoded primaries of {}: {} bytes (asked {}, {} eligible) in {} ms", n, req.table(), moved,
                     req.bytes(), items.size(), node.clock().millisSince(start));
         return new OffloadResult(moved, n);
+    }
+
+    /**
+     * Brings offloaded encoded primaries that turned hot back to the hot tier (COLD -> LOCAL): a COLD file read more
+     * than {@code cold_read_rate x hotness_hysteresis} times per second is rehydrated, keeping its stripe's tag; the
+     * redirects that led peers' locators to its cold object now lead to the new local file, written before the COLD
+     * file (and its object) go. The planner sees the hot bytes next round and offloads colder files if alpha asks.
+     * Returns the number of files recalled.
+     */
+    synchronized int recallHot(TableRef t) throws IOException
+    {
+        double threshold = node.config().coldReadRate * node.config().hotnessHysteresis;
+        int recalled = 0;
+        for (TableFile f : node.tables().files(t))
+        {
+            if (f.source() != LocalTables.Source.COLD || f.frozenTag() == null)
+                continue;
+            double rate = readRate.applyAsDouble(t, f.id());
+            if (rate <= threshold)
+                continue;
+            long start = node.clock().nanoTime();
+            String locator = LocatorMemberReader.cold(f.sidecar().coldStore(), f.sidecar().coldKey());
+            RedirectTable table = redirects();
+            List<Path> paths = new ArrayList<>();
+            for (Map.Entry<Path, String> e : table.entries().entrySet())
+                if (e.getValue().equals(locator))
+                    paths.add(e.getKey());
+            String fresh = node.tables().rehydrate(t, f.id(), (id, data) -> {
+                for (Path p : paths)
+                    table.put(p, "file:" + data.toAbsolutePath());
+            });
+            recalled++;
+            node.metrics().counter("Transitioning", "PrimaryBytesRecalled", null).inc(f.dataBytes());
+            logger.info("recalled hot encoded primary {} of {} (stripe {}, {} reads/s > {}) from the cold tier as {}: {} bytes in {} ms",
+                        f.id(), t, f.frozenTag(), String.format("%.3f", rate), threshold, fresh, f.dataBytes(), node.clock().millisSince(start));
+        }
+        return recalled;
     }
 
     /**

@@ -129,6 +129,13 @@ public interface LocalTables
     String toCold(TableRef table, String id, String coldStore, BeforeSwap beforeSwap) throws IOException;
 
     /**
+     * COLD -> LOCAL: downloads the file's data (verified chunk by chunk) into a LOCAL file that keeps the frozen tag;
+     * {@code beforeLive} runs with the new data path before it replaces the COLD file, whose cold object is then
+     * deleted with it. Returns the new file's id.
+     */
+    String rehydrate(TableRef table, String id, BeforeLive beforeLive) throws IOException;
+
+    /**
      * Adds a DECODED file (a stub) whose non-data components are copies of {@code components} (by component name) and
      * whose data is member {@code self} of {@code layout}, verified by {@code checksums}, frozen under {@code tag} (the
      * stripe's id). Idempotent: a stub of the same member already live is returned (and given the tag if it had none).

@@ -76,8 +76,8 @@ public final class LocalTransitionOps
     {
         this.node = node;
         this.rebuilds = rebuilds;
-        this.offload = new ColdOffload(node, this::isPinned);
         this.snapshots = new NodeSnapshots(node);
+        this.offload = new ColdOffload(node, this::isPinned, snapshots::readRate);
     }
 
     /** This node's snapshot of the table (as SNAPSHOT returns it). */
@@ -479,7 +479,27 @@ public final class LocalTransitionOps
             }
         }
         examined.keySet().retainAll(liveStubs);
+        recallHot();
         collectColdGarbage();
+    }
+
+    /** Offloaded primaries that turned hot come back to the hot tier (see ColdOffload.recallHot). */
+    private void recallHot()
+    {
+        if (!node.config().offloadEnabled)
+            return;
+        for (TableRef t : node.tables().electTables())
+        {
+            try
+            {
+                if (node.tables().exists(t))
+                    offload.recallHot(t);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("recall of hot offloaded primaries of {} failed (retried next time): {}", t, e.toString());
+            }
+        }
     }
 
     /** Clock millis of the last cold-tier garbage collection per table (at most one per GC_INTERVAL). */

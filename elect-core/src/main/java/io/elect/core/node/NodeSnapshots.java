@@ -41,6 +41,13 @@ final class NodeSnapshots
         this.node = node;
     }
 
+    /** A file's decayed read rate (reads/s) as of the last snapshot of its table; 0 if never read or not seen yet. */
+    double readRate(TableRef t, String id)
+    {
+        HotnessState h = hotness.get(t);
+        return h == null ? 0 : h.tracker.rate(id);
+    }
+
     NodeSnapshot snapshot(TableRef t) throws IOException
     {
         if (!node.tables().electTables().contains(t))

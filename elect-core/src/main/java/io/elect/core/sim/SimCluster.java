@@ -368,6 +368,11 @@ final class SimCluster implements AutoCloseable
             }
         out.put("direct_runs", direct);
         out.put("decoded_runs", decoded);
+        long recalled = 0;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                recalled += n.node.metrics().counter("Transitioning", "PrimaryBytesRecalled", null).getCount();
+        out.put("bytes_recalled", recalled);
         return out;
     }
 

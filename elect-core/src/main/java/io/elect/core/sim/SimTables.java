@@ -477,6 +477,27 @@ final class SimTables implements LocalTables
         return cold.id;
     }
 
+    @Override
+    public String rehydrate(TableRef t, String id, BeforeLive beforeLive) throws IOException
+    {
+        SimFile f = live(t, id);
+        if (f.source != Source.COLD)
+            throw new IllegalArgumentException(node + "/" + id + " is not COLD");
+        String gen = incarnation + "x" + nextGen++;
+        ByteBuffer all = ByteBuffer.allocate((int) f.dataBytes);
+        source(f).read(0, all);
+        Path data = Files.write(path(gen, "Data.db"), all.array());
+        Map<String, Path> comps = copyComponents(f.components, gen);
+        beforeLive.accept(gen, data);
+        SimFile local = new SimFile(gen, Source.LOCAL, f.level, f.role, data, comps, f.index, f.createdMillis, f.dataBytes, null,
+                                    f.frozenTag);
+        remove(f);
+        files.put(local.id, local);
+        // the COLD file owned its object (as the adapter's format deletes it with the tiered SSTable)
+        runtime.get().store(f.sidecar.coldStore()).orElseThrow().delete(f.sidecar.coldKey());
+        return local.id;
+    }
+
     private Map<String, Path> copyComponents(Map<String, Path> from, String gen) throws IOException
     {
         Map<String, Path> comps = new LinkedHashMap<>();

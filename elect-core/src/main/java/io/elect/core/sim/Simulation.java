@@ -34,7 +34,7 @@ import io.elect.core.sim.SimRows.Row;
 public final class Simulation
 {
     /** What to run. */
-    public record Options(long seed, int steps, int nodes, int k, int m, double alpha, Sabotage sabotage, Path workDir)
+    public record Options(long seed, int steps, int nodes, int k, int m, double alpha, boolean hotness, Sabotage sabotage, Path workDir)
     {
         /** The cluster shape for a seed when not given: 3 to 6 nodes, k in [2, 4], m in [1, 2], k + m <= nodes. */
         public static Options forSeed(long seed, int steps, Sabotage sabotage, Path workDir)
@@ -44,7 +44,8 @@ public final class Simulation
             int m = 1 + (nodes >= 5 ? r.nextInt(2) : 0);
             int k = 2 + r.nextInt(Math.max(1, Math.min(3, nodes - m - 1)));
             double alpha = new double[]{ 0.3, 0.45, 0.6 }[r.nextInt(3)];
-            return new Options(seed, steps, nodes, k, m, alpha, sabotage, workDir);
+            boolean hotness = r.nextInt(3) == 0;
+            return new Options(seed, steps, nodes, k, m, alpha, hotness, sabotage, workDir);
         }
     }
 
@@ -58,6 +59,8 @@ public final class Simulation
     }
 
     static final int KEYS = 240;
+    /** In hotness runs, this many keys (spread over the key space, shifting every 50 steps) get 70% of the reads. */
+    static final int HOT_KEYS = 12;
     static final int ROWS_PER_FILE = 6;
 
     private final Options o;
@@ -92,7 +95,8 @@ public final class Simulation
         m.put("parity_chunks", o.m());
         m.put("storage_saving_target", o.alpha());
         m.put("coder", "java");
-        m.put("cold_read_rate", 1000.0);
+        // hotness runs: files read more than 0.01/s (the hot keys') stay replicated, and come back from the cold tier
+        m.put("cold_read_rate", o.hotness() ? 0.01 : 1000.0);
         m.put("transition_min_age_seconds", 60);
         m.put("primary_offload_min_age_seconds", 600);
         m.put("stripe_fill_wait_seconds", 300);
@@ -122,7 +126,7 @@ public final class Simulation
         for (SimNode n : c.nodes())
             c.start(n);
         event("start seed=" + Long.toUnsignedString(o.seed()) + " nodes=" + o.nodes() + " k=" + o.k() + " m=" + o.m() + " alpha=" + o.alpha()
-              + " steps=" + o.steps() + " sabotage=" + o.sabotage());
+              + " hotness=" + o.hotness() + " steps=" + o.steps() + " sabotage=" + o.sabotage());
         for (int i = 0; i < KEYS; i++)
             write("key" + i, false);
         for (SimNode n : c.nodes())
@@ -144,7 +148,7 @@ public final class Simulation
         if (dice < 28)
             writes();
         else if (dice < 42)
-            reads(1 + c.random.nextInt(8));
+            reads(o.hotness() ? 10 + c.random.nextInt(30) : 1 + c.random.nextInt(8));
         else if (dice < 50)
             onRandomUp("flush", n -> n.tables.flush());
         else if (dice < 56)
@@ -203,7 +207,10 @@ public final class Simulation
         int good = 0, clean = 0;
         for (int i = 0; i < count; i++)
         {
-            String key = "key" + c.random.nextInt(KEYS);
+            // the hot set shifts every 50 steps: data that was cold turns hot (offloaded primaries come back)
+            boolean hot = o.hotness() && c.random.nextInt(10) < 7;
+            int shift = (step / 50) * 7;
+            String key = "key" + (hot ? (c.random.nextInt(HOT_KEYS) * (KEYS / HOT_KEYS) + shift) % KEYS : c.random.nextInt(KEYS));
             int outcome = readAndCheck(key);
             good += outcome > 0 ? 1 : 0;
             clean += outcome == 0 ? 1 : 0;

@@ -91,7 +91,7 @@ public final class SimulationMain
 
     static String shape(Simulation.Options o)
     {
-        return o.nodes() + " nodes, k=" + o.k() + " m=" + o.m() + ", alpha " + o.alpha();
+        return o.nodes() + " nodes, k=" + o.k() + " m=" + o.m() + ", alpha " + o.alpha() + (o.hotness() ? ", hotness" : "");
     }
 
     private static int positive(String name, String v)

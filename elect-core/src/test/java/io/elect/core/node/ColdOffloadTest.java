@@ -213,6 +213,25 @@ class ColdOffloadTest
             // idempotent: nothing left to move
             assertEquals(new OffloadResult(0, 0), OffloadResult.decode(await(client, Verbs.OFFLOAD_PRIMARY, new OffloadRequest(T, 1L << 40, 0).encode())));
 
+            // The offloaded primary turned hot (every key was just read; the snapshot recorded it): it comes back to the
+            // hot tier, still frozen for its stripe, and the old path now leads to the local copy.
+            ops.snapshot(T);
+            assertEquals(1, ops.offload().recallHot(T));
+            SSTableReader recalled = cfs.getLiveSSTables().iterator().next();
+            assertEquals(1, cfs.getLiveSSTables().size());
+            assertFalse(TieredSSTables.isTiered(recalled), "recalled: a local SSTable again");
+            assertEquals(stripe1, NodeHandoff.bridge().frozen().frozen(cfs).get(recalled.descriptor.id.toString()), "still its stripe's member");
+            Path recalledData = recalled.descriptor.fileFor(Components.DATA).toPath().toAbsolutePath();
+            assertArrayEquals(original, Files.readAllBytes(recalledData));
+            assertEquals(Optional.of("file:" + recalledData), RedirectTable.open(ElectStateDir.root().resolve(ColdOffload.REDIRECTS_FILE)).lookup(oldData));
+            assertArrayEquals(original, bytes(reader.read(oldLocator, 0, original.length)));
+            assertEquals(before, readAll(2000));
+            deadline = System.currentTimeMillis() + 30_000;
+            while (cold.exists(coldKey) && System.currentTimeMillis() < deadline)
+                Thread.sleep(50);
+            assertFalse(cold.exists(coldKey), "the cold object goes with the COLD SSTable");
+            assertEquals(0, ops.offload().recallHot(T), "nothing left to recall");
+
             // A hot parity member (no checksum sidecar: verification is skipped) moves to the cold tier.
             Path dir = parityFiles.dir(KS, "t");
             byte[] parity = new byte[150_000];

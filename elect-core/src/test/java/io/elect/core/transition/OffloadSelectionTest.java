@@ -45,6 +45,25 @@ class OffloadSelectionTest
     }
 
     @Test
+    void coldestFirstByReadRateThenAge()
+    {
+        List<Item> items = List.of(new Item("old-hot", 100, NOW - 900, 5.0), new Item("young-cold", 100, NOW - 10, 0.0),
+                                   new Item("old-cold", 100, NOW - 800, 0.0), new Item("warm", 100, NOW - 700, 0.5));
+        java.util.function.Function<List<Item>, List<String>> names = l -> l.stream().map(Item::id).toList();
+        assertEquals(List.of("old-cold", "young-cold", "warm", "old-hot"),
+                     names.apply(OffloadSelection.coldestFirst(items, 1L << 40, 0, Double.POSITIVE_INFINITY, NOW)));
+        // files read more often than the cold threshold are not offloaded at all
+        assertEquals(List.of("old-cold", "young-cold", "warm"), names.apply(OffloadSelection.coldestFirst(items, 1L << 40, 0, 1.0, NOW)));
+        assertEquals(List.of("old-cold", "young-cold"), names.apply(OffloadSelection.coldestFirst(items, 1L << 40, 0, 0.01, NOW)));
+        // nearest to the bytes asked, coldest first
+        assertEquals(List.of("old-cold"), names.apply(OffloadSelection.coldestFirst(items, 120, 0, 1.0, NOW)));
+        // the minimum age still applies
+        assertEquals(List.of("old-cold", "warm"), names.apply(OffloadSelection.coldestFirst(items, 1L << 40, 100, 1.0, NOW)));
+        // without rates, age decides (parity members)
+        assertEquals(ids(1L << 40, 0), names.apply(OffloadSelection.coldestFirst(ITEMS, 1L << 40, 0, 0, NOW)));
+    }
+
+    @Test
     void payloadsRoundTrip()
     {
         OffloadRequest req = new OffloadRequest(new TableRef("ycsb", "usertable"), 123_456_789_000L, 86_400_000L);
