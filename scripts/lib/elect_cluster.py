@@ -95,7 +95,7 @@ def set_yaml(text, dotted, value):
     return "\n".join(lines)
 
 
-def node_config(template, i, n, cold, extra):
+def node_config(template, i, n, cold, extra, cold_port=None):
     text = open(template).read()
     text = set_yaml(text, "cluster_name", "'ELECT Local Cluster'")
     text = set_yaml(text, "listen_address", ip(i))
@@ -106,7 +106,7 @@ def node_config(template, i, n, cold, extra):
     seeds = ",".join(f"{ip(k)}:{STORAGE_PORT}" for k in range(1, n + 1))
     text = re.sub(r'- seeds: ".*"', f'- seeds: "{seeds}"', text)
     if cold:
-        text = set_yaml(text, "elect.cold_tier.endpoint", f"http://127.0.0.1:{COLD_PORT}")
+        text = set_yaml(text, "elect.cold_tier.endpoint", f"http://127.0.0.1:{cold_port or COLD_PORT}")
         text = set_yaml(text, "elect.cold_tier.credentials_file", os.path.join(COLD_DIR, "credentials"))
     for kv in extra:
         k, _, v = kv.partition("=")
@@ -166,6 +166,24 @@ def start_cold_tier():
         die(f"cold tier did not start: {r.stderr.strip() or r.stdout.strip()} (log: {COLD_DIR}/s3proxy.log)")
     pid = int(open(os.path.join(COLD_DIR, "s3proxy.pid")).read().strip())
     return pid
+
+
+COLD_PROXY_PORT = COLD_PORT + 1
+
+
+def start_cold_proxy(delay_ms):
+    """A delaying proxy in front of S3Proxy (a far cold tier, scripts/lib/delay_proxy.py); returns its PID."""
+    log(f"cold tier: +{delay_ms} ms per request through a proxy on 127.0.0.1:{COLD_PROXY_PORT}")
+    out = open(os.path.join(COLD_DIR, "delay-proxy.log"), "ab")
+    proc = subprocess.Popen([sys.executable, os.path.join(HOME, "scripts", "lib", "delay_proxy.py"),
+                             "--listen", f"127.0.0.1:{COLD_PROXY_PORT}", "--target", f"127.0.0.1:{COLD_PORT}",
+                             "--delay-ms", str(delay_ms)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 20
+    while not port_open("127.0.0.1", COLD_PROXY_PORT):
+        if proc.poll() is not None or time.time() > deadline:
+            die(f"the cold-tier delay proxy did not start (log: {COLD_DIR}/delay-proxy.log)")
+        time.sleep(0.1)
+    return proc.pid
 
 
 def start_node(st, i, heap, jvm_extra=()):
@@ -260,18 +278,25 @@ def cmd_start(a):
     if not a.no_cold_tier:
         st["cold_tier"] = {"pid": start_cold_tier(), "endpoint": f"http://127.0.0.1:{COLD_PORT}", "dir": COLD_DIR}
         save_state(st)
+        if a.cold_latency_ms:
+            st["cold_tier"]["proxy_pid"] = start_cold_proxy(a.cold_latency_ms)
+            st["cold_tier"]["endpoint"] = f"http://127.0.0.1:{COLD_PROXY_PORT}"
+            st["cold_tier"]["latency_ms"] = a.cold_latency_ms
+            save_state(st)
     template = os.path.abspath(a.config)
     procs = {}
     for k in range(1, a.nodes + 1):
         os.makedirs(node_dir(k), exist_ok=True)
         with open(os.path.join(node_dir(k), "cassandra.yaml"), "w") as f:
-            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, a.set))
+            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, a.set,
+                                COLD_PROXY_PORT if a.cold_latency_ms and not a.no_cold_tier else None))
     log(f"starting {a.nodes} node(s) on 127.0.0.1..{a.nodes} (heap {a.heap}, data under {CLUSTER})")
     for k in range(1, a.nodes + 1):
         procs[k] = start_node(st, k, a.heap)
     wait_until_up(st, a.nodes, procs, a.timeout)
     log(f"cluster up: {a.nodes} node(s) UN in {time.time() - t0:.0f} s; CQL on 127.0.0.1..{a.nodes}:{CQL_PORT}"
-        + ("" if a.no_cold_tier else f"; cold tier at http://127.0.0.1:{COLD_PORT}"))
+        + ("" if a.no_cold_tier else f"; cold tier at {st['cold_tier']['endpoint']}"
+           + (f" (+{a.cold_latency_ms} ms per request)" if a.cold_latency_ms else "")))
 
 
 def stop_pid(pid, marker, what, grace):
@@ -301,6 +326,8 @@ def cmd_stop(a):
     for k, v in nodes.items():
         stop_pid(v["pid"], v["dir"], f"node {k}", a.grace)
     ct = st.get("cold_tier")
+    if ct and ct.get("proxy_pid"):
+        stop_pid(ct["proxy_pid"], "delay_proxy.py", "cold-tier delay proxy", 10)
     if ct:
         r = subprocess.run(offload_cmd("stop", "--run-dir", ct["dir"]), capture_output=True, text=True)
         stop_pid(ct["pid"], ct["dir"], "cold tier", 20)  # in case the launcher could not
@@ -425,6 +452,8 @@ def main():
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key in every node, e.g. --set elect.data_chunks=2 (repeatable)")
     s.add_argument("--no-cold-tier", action="store_true")
+    s.add_argument("--cold-latency-ms", type=float, default=0, metavar="MS",
+                   help="put the cold tier MS milliseconds away: a delaying proxy in front of S3Proxy (ELECT's evaluation: ~45)")
     s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
     s.add_argument("--timeout", type=int, default=240)
     s.add_argument("--wait-for-ports", type=int, default=0, metavar="SECONDS",
