@@ -40,6 +40,7 @@ public final class ElectNode implements AutoCloseable
     private final NodeRebuilds rebuilds = new NodeRebuilds();
     private volatile Started started;
     private ScheduledExecutorService scheduler;
+    private ScheduledExecutorService warmScheduler;
 
     /** The storage engine's and the cluster's seams a node starts over. */
     public record Seams(LocalTables tables, Ring ring, StripeStore store, Path stateDir, Transport transport, NodeExecutors executors)
@@ -135,7 +136,8 @@ public final class ElectNode implements AutoCloseable
 
     /**
      * Production scheduling: stub maintenance and (with erasure coding enabled) transitioning rounds every
-     * {@code transition_interval_seconds}, on one daemon thread.
+     * {@code transition_interval_seconds}, on one daemon thread; warming of down peers' hot chunks
+     * ({@link DegradedWarmer}) every second on another.
      */
     public synchronized void scheduleRounds()
     {
@@ -149,6 +151,23 @@ public final class ElectNode implements AutoCloseable
         });
         long every = config.transitionIntervalSeconds;
         scheduler.scheduleWithFixedDelay(this::maintainSafely, every, every, TimeUnit.SECONDS);
+        // Warming polls liveness every second on its own thread (a round may run for minutes).
+        DegradedWarmer warmer = DegradedWarmer.standard(tiered, s.context().transport().liveness(), clock, metrics);
+        warmScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "elect-warm");
+            t.setDaemon(true);
+            return t;
+        });
+        warmScheduler.scheduleWithFixedDelay(() -> {
+            try
+            {
+                warmer.poll();
+            }
+            catch (Throwable t)
+            {
+                logger.warn("ELECT warming failed: {}", t.toString(), t);
+            }
+        }, 1, 1, TimeUnit.SECONDS);
         if (config.erasureCodingEnabled)
             scheduler.scheduleWithFixedDelay(this::roundSafely, every, every, TimeUnit.SECONDS);
         logger.info("ELECT transitioning scheduled every {} s{}", every,
@@ -256,6 +275,9 @@ public final class ElectNode implements AutoCloseable
         if (scheduler != null)
             scheduler.shutdownNow();
         scheduler = null;
+        if (warmScheduler != null)
+            warmScheduler.shutdownNow();
+        warmScheduler = null;
         Started s = started;
         if (s != null)
             s.context().transport().close();

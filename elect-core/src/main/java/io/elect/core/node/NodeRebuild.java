@@ -71,6 +71,8 @@ final class NodeRebuild
     private final Path progressFile;
     private final Set<String> done = ConcurrentHashMap.newKeySet();
     private final long startedAt;
+    /** node.clock().millis() when the rebuild ended (done or failed); -1 while it runs. */
+    private volatile long endedAt = -1;
     private volatile String phase = "planning";
     private volatile String state = "running";
     private volatile String error;
@@ -119,7 +121,8 @@ final class NodeRebuild
     String statusJson()
     {
         Map<String, Object> doc = new LinkedHashMap<>();
-        long elapsed = node.clock().millis() - startedAt;
+        long end = endedAt;
+        long elapsed = (end >= 0 ? end : node.clock().millis()) - startedAt;
         doc.put("state", state);
         doc.put("phase", phase);
         doc.put("done_bytes", doneBytes.get());
@@ -224,12 +227,14 @@ final class NodeRebuild
             }
             ChecksummedTextFile.write(progressFile, MAGIC, VERSION, List.of("complete"));
             phase = "done";
+            endedAt = node.clock().millis();
             state = "done";
             logger.info("rebuild of {} done in {} ms: {}", me, node.clock().millis() - startedAt, statusJson());
         }
         catch (Throwable t)
         {
             error = t.toString();
+            endedAt = node.clock().millis();
             state = "failed";
             logger.error("rebuild of {} failed in phase {} (run electtool rebuild again to resume): {}", me, phase, t.toString(), t);
         }
@@ -309,7 +314,9 @@ final class NodeRebuild
             activePhases.set(i, to);
         else if (to != null)
             activePhases.add(to);
-        phase = String.join(", ", activePhases);
+        // When the last lane ends, the phase it was in stays (a failure is reported with the phase it failed in).
+        if (!activePhases.isEmpty())
+            phase = String.join(", ", activePhases);
     }
 
     /** Throttles and accounts bytes of decoded or regenerated data. */

@@ -24,6 +24,8 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
     protected final SourceCounters counters;
     private final String cacheId;
     private final ConcurrentHashMap<Long, CompletableFuture<ByteBuffer>> inflight = new ConcurrentHashMap<>();
+    /** Reads per chunk by this node's readers (warming excluded). */
+    protected final ChunkHeat heat;
 
     ChunkedRemoteSource(ChunkChecksums checksums, TieredChunkCache cache, SourceCounters counters, String cacheId)
     {
@@ -31,6 +33,13 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
         this.cache = cache;
         this.counters = counters == null ? new SourceCounters() : counters;
         this.cacheId = cacheId;
+        this.heat = new ChunkHeat(checksums.chunkCount());
+    }
+
+    /** Reads per chunk of this source (what warming picks from). */
+    public ChunkHeat heat()
+    {
+        return heat;
     }
 
     @Override
@@ -135,6 +144,12 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
     @Override
     public void read(long position, ByteBuffer dst) throws IOException
     {
+        read(position, dst, true);
+    }
+
+    /** A read; {@code countHeat} false for reads that are not the readers' (warming). */
+    protected void read(long position, ByteBuffer dst, boolean countHeat) throws IOException
+    {
         int length = dst.remaining();
         ByteRangeSource.checkRange(this, position, length);
         counters.reads.increment();
@@ -143,6 +158,8 @@ abstract class ChunkedRemoteSource implements ByteRangeSource
         int cs = checksums.chunkSize();
         long first = position / cs;
         long last = (position + length - 1) / cs;
+        if (countHeat)
+            heat.record(first, last);
         ByteBuffer[] chunks = new ByteBuffer[(int) (last - first + 1)];
         for (long c = first; c <= last; c++)
         {

@@ -151,9 +151,10 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     /**
      * Warming, e.g. when the failure detector marks the primary down: reads the given chunks through the normal path
      * (direct or reconstructed, verified, single-flight) so that they are cached and later reads of them are cache
-     * hits. This source does not know which chunks are hot: callers pick them (hottest first) and should keep their
+     * hits. Callers pick the chunks (hottest first, e.g. from {@link #heat()}) and should keep their
      * total under the cache's capacity, or the last ones warmed evict the first. Consecutive indexes are fetched as
-     * one run. Blocks the calling thread (run it off the request path).
+     * one run. Warming reads do not count as reads in {@link #heat()}. Blocks the calling thread (run it off the
+     * request path).
      *
      * @param chunkIndexesHottestFirst chunk indexes of this member, each in [0, chunk count)
      * @param maxChunks                at most this many entries of the array are warmed (>= 0)
@@ -179,7 +180,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
             long first = chunkIndexesHottestFirst[i];
             try
             {
-                read(checksums.chunkStart(first), ByteBuffer.allocate((int) runLength(first, j - i)));
+                read(checksums.chunkStart(first), ByteBuffer.allocate((int) runLength(first, j - i)), false);
             }
             catch (IOException e)
             {

@@ -1,6 +1,9 @@
 package io.elect.core.tiered;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -39,6 +42,8 @@ public final class TieredRuntime
     /** Reads through the reader current at each read (see the class comment). */
     private final StripeMemberReader currentMembers = (stripe, member, offset, length) -> members.read(stripe, member, offset, length);
     private volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
+    /** The DECODED sources opened and not forgotten, by cache id (weakly: a closed file's source may be collected). */
+    private final Map<String, WeakReference<DecodedRangeSource>> decodedSources = new ConcurrentHashMap<>();
 
     public TieredRuntime(Coders coders, TieredChunkCache cache, DecodeContext decode)
     {
@@ -134,8 +139,25 @@ public final class TieredRuntime
             }, name, s.coldKey(), s.checksums(), cache, coldCounters);
         }
         StripeLayout stripe = s.stripe();
-        return new DecodedRangeSource(stripe, s.self(), coders.get(stripe.k(), stripe.m()), currentMembers, s.checksums(), cache,
-                                      decodedCounters, decode);
+        DecodedRangeSource src = new DecodedRangeSource(stripe, s.self(), coders.get(stripe.k(), stripe.m()), currentMembers,
+                                                        s.checksums(), cache, decodedCounters, decode);
+        decodedSources.put(src.cacheId(), new WeakReference<>(src));
+        return src;
+    }
+
+    /** The DECODED sources open on this node (the latest of each member), e.g. to warm those of a peer that went down. */
+    public List<DecodedRangeSource> decodedSources()
+    {
+        List<DecodedRangeSource> out = new ArrayList<>();
+        decodedSources.forEach((id, ref) -> {
+            DecodedRangeSource src = ref.get();
+            if (src == null)
+                decodedSources.remove(id, ref);
+            else
+                out.add(src);
+        });
+        out.sort(java.util.Comparator.comparing(DecodedRangeSource::cacheId));
+        return out;
     }
 
     /** Drops the cached chunks of a tiered data component (it is being deleted). */
@@ -144,6 +166,10 @@ public final class TieredRuntime
         if (s.source() == TieredSidecar.Source.COLD)
             cache.invalidate("cold:" + s.coldStore() + "/" + s.coldKey());
         else
-            cache.invalidate("decoded:" + s.stripe().locators().get(s.self()));
+        {
+            String id = "decoded:" + s.stripe().locators().get(s.self());
+            decodedSources.remove(id);
+            cache.invalidate(id);
+        }
     }
 }
