@@ -61,8 +61,17 @@ public final class SimulationMain
                 list.add(s);
         long start = io.elect.core.util.Clock.SYSTEM.nanoTime();
         int failed = 0;
+        int done = 0;
+        long lastProgress = start;
         for (long seed : list)
         {
+            long now = io.elect.core.util.Clock.SYSTEM.nanoTime();
+            if (now - lastProgress >= 30_000_000_000L) // long runs: one progress line on stderr every 30 s
+            {
+                System.err.printf("simulate: %d of %d seeds done, %d failed, %.0f s%n", done, list.size(), failed, (now - start) / 1e9);
+                lastProgress = now;
+            }
+            done++;
             Simulation.Result r = Simulation.run(Simulation.Options.forSeed(seed, steps, sabotage, work));
             if (!r.ok())
             {
