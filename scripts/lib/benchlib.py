@@ -16,8 +16,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 YCSB = os.path.join(ROOT, "scripts", "ycsb")
 CLUSTER = os.path.join(ROOT, "scripts", "elect-cluster")
 ELECTTOOL = os.path.join(ROOT, "bin", "electtool")
-# Stripe states of `electtool storage --json` that are still in flight (transitioning not settled).
-NON_TERMINAL = ("planned", "chunks_shipped", "parity_durable", "secondaries_stubbed", "rolling_back")
+# Stripe states of `electtool storage --json` that are still in flight (transitioning not settled), for messages;
+# in_flight() counts every state that is not terminal, so that a state added later is never taken for settled.
+NON_TERMINAL = ("planned", "chunks_shipped", "parity_built", "stubs_installed", "parity_durable", "secondaries_stubbed",
+                "rolling_back")
+TERMINAL = ("committed", "rolled_back")
+
+
+def in_flight(stripes):
+    """Stripes of a storage report's "stripes" map (state -> count) that are not in a terminal state."""
+    return sum(int(n) for st, n in stripes.items() if st not in TERMINAL)
 
 
 def jmx_port(i):
@@ -168,7 +176,7 @@ class Suite:
             else:
                 failures = 0
                 stripes = report.get("stripes", {})
-                busy = sum(int(stripes.get(s, 0)) for s in NON_TERMINAL)
+                busy = in_flight(stripes)
                 entry = report_table(report, table) or entry
                 if entry is None:
                     self.log(f"{what}: {table} not in the storage report yet")

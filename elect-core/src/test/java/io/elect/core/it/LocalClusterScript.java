@@ -48,6 +48,22 @@ public final class LocalClusterScript
         }
     }
 
+    /**
+     * Stripes of a storage report's "stripes" object (state name -> count) not in a terminal state (committed,
+     * rolled_back): every other state is in flight, including states added later.
+     */
+    public static int inFlightStripes(com.fasterxml.jackson.databind.JsonNode stripes)
+    {
+        int open = 0;
+        for (java.util.Iterator<java.util.Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>> it = stripes.fields(); it.hasNext(); )
+        {
+            java.util.Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> e = it.next();
+            if (!e.getKey().equals("committed") && !e.getKey().equals("rolled_back"))
+                open += e.getValue().asInt();
+        }
+        return open;
+    }
+
     /** Runs {@code elect-cluster ARGS}; output is echoed to stdout unless the call is a successful nodetool. */
     public Result run(int timeoutSeconds, String... args) throws Exception
     {

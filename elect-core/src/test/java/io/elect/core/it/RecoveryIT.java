@@ -229,9 +229,7 @@ class RecoveryIT
             {
                 report = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
                 JsonNode stripes = report.get("stripes");
-                int open = 0;
-                for (String s : List.of("planned", "chunks_shipped", "parity_durable", "secondaries_stubbed", "rolling_back"))
-                    open += stripes.path(s).asInt();
+                int open = LocalClusterScript.inFlightStripes(stripes);
                 double saving = report.get("tables").get(0).get("achieved_saving").asDouble();
                 if (open == 0 && stripes.path("committed").asInt() > 0 && saving >= ALPHA - 0.02)
                     break;

@@ -182,10 +182,7 @@ class TransitioningIT
             }
             JsonNode t = table(report, "usertable");
             JsonNode stripes = report.get("stripes");
-            int open = 0;
-            for (String s : List.of("planned", "chunks_shipped", "parity_built", "stubs_installed", "parity_durable",
-                                    "secondaries_stubbed", "rolling_back"))
-                open += stripes.path(s).asInt();
+            int open = LocalClusterScript.inFlightStripes(stripes);
             // settled: nothing in flight and the target reached (an overshoot cannot shrink: the final check judges it)
             if (open == 0 && stripes.path("committed").asInt() > 0 && t.get("achieved_saving").asDouble() >= ALPHA - 0.02)
                 break;
