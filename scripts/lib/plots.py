@@ -16,7 +16,7 @@ import os
 import statistics
 import sys
 
-SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered")
+SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered", "readpath")
 
 # One colour per system or backend, the same in every picture.
 COLOURS = {"c-isal": "#4d4d4d", "isal": "#1f77b4", "jerasure": "#ff7f0e", "java": "#2ca02c", "memcpy": "#bbbbbb",
@@ -473,7 +473,8 @@ def plot_tiered(data, out):
 
 
 PLOTTERS = {"coding": plot_coding, "offload": plot_offload, "tsue": plot_tsue, "storage": plot_storage,
-            "compare": plot_compare, "degraded": plot_degraded, "tiered": plot_tiered}
+            "compare": plot_compare, "degraded": plot_degraded, "tiered": plot_tiered,
+            "readpath": plot_compare}  # readpath's records have compare's shape (systems plain, elect)
 assert set(PLOTTERS) == set(SUITES)
 
 
