@@ -57,6 +57,12 @@ final class SimNetwork
     private final Predicate<String> up;
     private Faults faults = Faults.NONE;
     private long messages;
+    /**
+     * Per requesting node: the peers a request to which timed out on every attempt (retries exhausted) since
+     * {@link #clearLost}. With message loss on, a live peer can be unavailable to one read this way (the
+     * invariants count it like a down node).
+     */
+    private final Map<String, Set<String>> lost = new TreeMap<>();
 
     /** @param up whether a node's process is running (down nodes neither send nor answer) */
     SimNetwork(Random random, ManualClock clock, TransportOptions options, Predicate<String> up)
@@ -75,6 +81,17 @@ final class SimNetwork
     long messages()
     {
         return messages;
+    }
+
+    void clearLost(String requester)
+    {
+        lost.remove(requester);
+    }
+
+    /** The peers whose requests from {@code requester} exhausted their retries since clearLost. */
+    Set<String> lost(String requester)
+    {
+        return lost.getOrDefault(requester, Set.of());
     }
 
     /** The endpoint of node {@code id} (port {@code port}), created once; its handlers survive nothing: see reset. */
@@ -256,7 +273,11 @@ final class SimNetwork
                 while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null)
                     c = c.getCause();
                 if (!(c instanceof TransportException) || !((TransportException) c).retriable() || n >= options.retries())
+                {
+                    if (c instanceof TransportException && ((TransportException) c).retriable())
+                        lost.computeIfAbsent(local.host(), x -> new HashSet<>()).add(peer.host());
                     return once;
+                }
                 metrics.retries.incrementAndGet();
                 clock.advance(options.retryBackoffMillis() * (n + 1), TimeUnit.MILLISECONDS);
             }

@@ -227,6 +227,7 @@ public final class Simulation
             return 0;
         Row expected = acked.get(key);
         Row got;
+        c.network.clearLost(r.id);
         try
         {
             got = r.tables.read(key);
@@ -252,12 +253,15 @@ public final class Simulation
         return 1;
     }
 
-    /** Nodes that are down, not ready, or cut off from the reader. */
+    /**
+     * Nodes that are down, not ready, cut off from the reader, or unavailable to its last read because every attempt
+     * of a request to them was lost (message loss with retries exhausted: what a real reader sees as a timeout).
+     */
     private int unavailableTo(SimNode reader)
     {
         int u = 0;
         for (SimNode n : c.nodes())
-            if (!n.ready() || (n != reader && c.network.partitioned(reader.id, n.id)))
+            if (!n.ready() || (n != reader && (c.network.partitioned(reader.id, n.id) || c.network.lost(reader.id).contains(n.id))))
                 u++;
         return u;
     }
