@@ -88,9 +88,12 @@ final class ConfigReader
         return (String) v;
     }
 
+    /** One of {@code allowed}; {@code defaultValue} (which may be null: "not set") when the key is absent. */
     String oneOf(String name, String defaultValue, Set<String> allowed)
     {
         String s = string(name, defaultValue);
+        if (s == null && defaultValue == null)
+            return null;
         if (!allowed.contains(s))
             throw new ElectConfigException(key(name), "'" + s + "' is not allowed; allowed: one of " + String.join(", ", allowed));
         return s;
