@@ -49,7 +49,9 @@ public class ElectConfigurationLoader implements ConfigurationLoader
         if (!text.equals(String.valueOf(ActiveConfig.getIfSet())))
             logger.info("ELECT configuration from {}: {}", url, text);
         ActiveConfig.set(split.config);
-        return new YamlConfigurationLoader().loadConfig(inMemoryUrl(split.cassandraYaml));
+        Config cassandra = new YamlConfigurationLoader().loadConfig(inMemoryUrl(split.cassandraYaml));
+        ElectTransportSecurity.validate(cassandra, split.config); // issue 19: transport_encryption vs server_encryption_options
+        return cassandra;
     }
 
     /** Reads and splits the file; shared with {@link ElectDaemon}'s pre-start check. */

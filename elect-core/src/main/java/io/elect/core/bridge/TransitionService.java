@@ -43,7 +43,6 @@ import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 import io.elect.core.transport.NettyTransport;
 import io.elect.core.transport.Peer;
-import io.elect.core.transport.TransportOptions;
 import io.elect.core.transport.Verbs;
 
 /**
@@ -90,7 +89,8 @@ public final class TransitionService
     {
         this.config = config;
         String host = FBUtilities.getBroadcastAddressAndPort().getAddress().getHostAddress();
-        this.transport = new NettyTransport(host, config.transportPort, TransportOptions.fromConfig(config), new ElectPeerLiveness());
+        // issue 19: TLS per server_encryption_options, ring-member and stripe-participant checks (ElectTransportSecurity)
+        this.transport = ElectTransportSecurity.open(host, config, store, new ElectPeerLiveness());
         NodeMemberReader nodes = new NodeMemberReader(transport);
         LocatorMemberReader members = nodes.members(name -> TieredSSTables.store(name).orElse(null));
         TieredSSTables.setNodeReader(nodes);
