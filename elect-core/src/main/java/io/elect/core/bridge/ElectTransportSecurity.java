@@ -157,7 +157,16 @@ public final class ElectTransportSecurity
 
     static Optional<Set<String>> participants(StripeStore stripes, String stripeId)
     {
-        Optional<StripeRecord> r = stripes.get(StripeId.parse(stripeId));
+        StripeId id;
+        try
+        {
+            id = StripeId.parse(stripeId);
+        }
+        catch (IllegalArgumentException e)
+        {
+            return Optional.empty(); // not a stripe id: no record can exist
+        }
+        Optional<StripeRecord> r = stripes.get(id);
         if (r.isEmpty())
             return Optional.empty();
         Set<String> out = new HashSet<>(r.get().parityNodes());

@@ -17,13 +17,16 @@ import javax.net.ssl.TrustManagerFactory;
 import io.elect.core.transport.CallerPolicy;
 import io.elect.core.transport.TransportSecurity;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 
 /**
- * Builds the mutual-TLS contexts of the ELECT transport from {@link TlsSettings}: JDK provider, TLS 1.3 unless the
- * settings name protocols, client certificates required. Every problem is a {@link TlsConfigException} naming the
+ * Builds the mutual-TLS contexts of the ELECT transport from {@link TlsSettings}: TLS 1.3 unless the settings name
+ * protocols, client certificates required. The engine is BoringSSL (netty-tcnative, which Cassandra ships) when it
+ * loads, else the JDK's: same protocols, certificates and checks, several times the JDK's bulk throughput
+ * ({@code -Delect.transport.ssl_provider=JDK} forces the JDK's). Every problem is a {@link TlsConfigException} naming the
  * setting ({@code server_encryption_options.keystore: ...}); no message ever contains a password (messages of the
  * JDK's exceptions are not passed on where they could echo input). Stateless.
  */
@@ -42,11 +45,28 @@ public final class TlsContexts
         }
     }
 
-    /** The protocols to enable: the settings' list, else TLSv1.3 where the JDK supports it, else TLSv1.2. */
+    /** BoringSSL if it loads and has TLS 1.3, unless {@code -Delect.transport.ssl_provider=JDK}. */
+    public static SslProvider provider()
+    {
+        if ("JDK".equalsIgnoreCase(System.getProperty("elect.transport.ssl_provider", "")))
+            return SslProvider.JDK;
+        try
+        {
+            return OpenSsl.isAvailable() && OpenSsl.isCipherSuiteAvailable("TLS_AES_128_GCM_SHA256") ? SslProvider.OPENSSL : SslProvider.JDK;
+        }
+        catch (Throwable t) // a native library that does not load is no reason not to run
+        {
+            return SslProvider.JDK;
+        }
+    }
+
+    /** The protocols to enable: the settings' list, else TLSv1.3 where the engine supports it, else TLSv1.2. */
     public static List<String> protocols(TlsSettings s)
     {
         if (!s.protocols().isEmpty())
             return s.protocols();
+        if (provider() == SslProvider.OPENSSL)
+            return List.of("TLSv1.3");
         try
         {
             List<String> supported = Arrays.asList(SSLContext.getDefault().getSupportedSSLParameters().getProtocols());
@@ -66,12 +86,13 @@ public final class TlsContexts
         KeyManagerFactory clientKeys = s.outboundKeystore() == null ? serverKeys
                                        : keys(s, "outbound_keystore", s.outboundKeystore(), s.outboundKeystorePassword());
         List<String> protocols = protocols(s);
+        SslProvider provider = provider();
         try
         {
             SslContextBuilder server = SslContextBuilder.forServer(serverKeys).trustManager(tmf).clientAuth(ClientAuth.REQUIRE)
-                                                        .sslProvider(SslProvider.JDK).protocols(protocols);
+                                                        .sslProvider(provider).protocols(protocols);
             SslContextBuilder client = SslContextBuilder.forClient().keyManager(clientKeys).trustManager(tmf)
-                                                        .sslProvider(SslProvider.JDK).protocols(protocols);
+                                                        .sslProvider(provider).protocols(protocols);
             if (!s.cipherSuites().isEmpty())
             {
                 server.ciphers(s.cipherSuites());
@@ -79,7 +100,7 @@ public final class TlsContexts
             }
             SslContext sc = server.build();
             SslContext cc = client.build();
-            return new TransportSecurity(sc, cc, policy, "tls " + String.join(",", protocols) + " (mutual, identity checked)");
+            return new TransportSecurity(sc, cc, policy, "tls " + String.join(",", protocols) + " (mutual, identity checked, " + provider + ")");
         }
         catch (javax.net.ssl.SSLException | IllegalArgumentException e)
         {
