@@ -386,8 +386,15 @@ public final class Targets
             MemFileLayer fs = new MemFileLayer();
             fs.write("data.log", 0, b, 0, b.length);
             List<Object> out = new ArrayList<>();
+            long end = RecordLog.HEADER_BYTES;
             for (RecordLog.Entry e : RecordLog.scan(fs, "data.log"))
+            {
                 out.add(e.type() == TxRecord.TYPE ? HEX.formatHex(TxRecord.decode(e.payload().duplicate()).encode()) : e.type());
+                end = e.position() + RecordLog.FRAME_BYTES + e.payload().remaining();
+            }
+            // Recovery keeps the valid prefix and drops the rest (a torn or corrupt tail): that drop is the rejection.
+            if (end < b.length)
+                throw new IOException("log tail of " + (b.length - Math.min(end, b.length)) + " bytes dropped (torn or corrupt record)");
             return out;
         }, String::valueOf, false);
     }
