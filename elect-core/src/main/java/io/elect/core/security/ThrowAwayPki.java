@@ -114,9 +114,11 @@ public final class ThrowAwayPki
         {
             throw new IllegalStateException("keytool is not accessible: run with --add-exports java.base/sun.security.tools.keytool=ALL-UNNAMED", e);
         }
+        java.io.PrintStream err = System.err;
         try
         {
-            // keytool prints warnings (e.g. about PKCS12) to stdout; nothing secret (the password is never printed)
+            // keytool narrates every step on stderr ("Generating 256 bit EC ..."); nothing secret, but noise
+            System.setErr(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
             main.invoke(null, (Object) a.toArray(new String[0]));
         }
         catch (IllegalAccessException e)
@@ -126,6 +128,10 @@ public final class ThrowAwayPki
         catch (InvocationTargetException e)
         {
             throw new IOException("keytool " + a.get(0) + " failed: " + e.getCause(), e.getCause());
+        }
+        finally
+        {
+            System.setErr(err);
         }
     }
 
