@@ -121,6 +121,7 @@ class LocalClusterIT
         Result storage = SCRIPT.runTool(180, "bin/electtool", "-p", "7199", "storage", "--json");
         outputs.add(storage.output());
         assertEquals(0, storage.code(), storage.output());
+        assertTrue(storage.output().contains("\"table\":\"it.ekv\"") && storage.output().contains("\"node\":\"127.0.0.3\""), storage.output());
         SecurityChecks.onlyRingMembersWithTheirCertificateRunVerbs(RUN_DIR.resolve("cluster/tls"));
         String metrics = (String) LocalClusterScript.jmxAttribute(1, "io.elect:type=Transport", "MetricsJson");
         outputs.add(metrics);
@@ -175,6 +176,9 @@ class LocalClusterIT
         {
             s.execute("CREATE KEYSPACE IF NOT EXISTS it WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
             s.execute("CREATE TABLE IF NOT EXISTS it.kv (k int PRIMARY KEY, v text)");
+            // an ELECT table: electtool storage then gathers every node's snapshot over the (TLS) ELECT transport
+            s.execute("CREATE TABLE IF NOT EXISTS it.ekv (k int PRIMARY KEY, v text) WITH compaction = "
+                      + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy'} AND read_repair = 'NONE'");
             PreparedStatement put = s.prepare("INSERT INTO it.kv (k, v) VALUES (?, ?)");
             PreparedStatement get = s.prepare("SELECT v FROM it.kv WHERE k = ?");
             for (int k = 0; k < 200; k++)
