@@ -53,6 +53,7 @@ public final class TlsCostBench
     {
         int memberMb = 32, reps = 5, reads = 400;
         Path work = Files.createTempDirectory("elect-tls-bench");
+        Path json = null;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -61,6 +62,7 @@ public final class TlsCostBench
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
                 case "--reads" -> reads = Integer.parseInt(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
+                case "--json" -> json = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -121,6 +123,8 @@ public final class TlsCostBench
                                        "p50", range(ratios(p50.get("tls"), p50.get("plain"))),
                                        "p99", range(ratios(p99.get("tls"), p99.get("plain")))));
         System.out.println(Json.write(doc));
+        if (json != null)
+            Files.writeString(json, Json.write(doc) + "\n");
     }
 
     static Mode mode(String name, Path tlsDir, Path work, List<Path> members, Path data, long len, String pw) throws Exception
