@@ -106,7 +106,7 @@ public final class LiveFrameFuzzer
         List<byte[]> corpus = new ArrayList<>();
         payloads.values().forEach(corpus::addAll);
         long start = System.nanoTime(), sent = 0, corrupt = 0, strangerConns = 0, cqlChecks = 0, cqlFailures = 0, crashes = 0;
-        long truncatedSent = 0, corruptRejected = 0, notClosed = 0;
+        long truncatedSent = 0, corruptRejected = 0, notClosed = 0, strangerRefused = 0;
         double maxHeapMb = 0;
         long nextCheck = 0;
         Conn conn = null;
@@ -129,9 +129,21 @@ public final class LiveFrameFuzzer
                 {
                     if (conn != null)
                         conn.close();
-                    boolean strange = r.nextInt(50) == 0;
-                    strangerConns += strange ? 1 : 0;
-                    conn = new Conn(strange ? stranger : member);
+                    conn = new Conn(member);
+                }
+                if (r.nextInt(1000) < 5)
+                {
+                    // a connection from a non-member: one request, one ERROR, then the node closes it
+                    strangerConns++;
+                    Conn s = new Conn(stranger);
+                    s.send(FrameCodec.encode(new Frame(Frame.Kind.REQUEST, i, Verbs.SNAPSHOT, payloads.get(Verbs.SNAPSHOT).get(0)), Integer.MAX_VALUE), true);
+                    if (s.awaitClosedByNode(10_000) && errors.get() > 0)
+                        strangerRefused++;
+                    else
+                        notClosed++;
+                    s.close();
+                    sent++;
+                    continue;
                 }
                 int verb = r.nextInt(20) == 0 ? r.nextInt(65536) : verbs.get(r.nextInt(verbs.size()));
                 List<byte[]> seeds = payloads.getOrDefault(verb, corpus);
@@ -141,6 +153,7 @@ public final class LiveFrameFuzzer
                 boolean truncated = false;
                 if (bad)
                 {
+                    conn.drain(); // every earlier request answered first: the close must not swallow their answers
                     byte[] c = corruptFrame(frame, r);
                     truncated = c.length < frame.length;
                     frame = c;
@@ -186,7 +199,7 @@ public final class LiveFrameFuzzer
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("target", "transport " + host + ":" + port);
         m.put("inputs", sent);
-        m.put("rejected", errors.get() + corruptRejected + truncatedSent);
+        m.put("rejected", errors.get() + corruptRejected + truncatedSent); // stranger requests are among the errors
         m.put("responses", responses.get());
         m.put("errors", errors.get());
         m.put("connections_closed_by_node", closedByNode.get());
@@ -195,6 +208,8 @@ public final class LiveFrameFuzzer
         m.put("corrupt_frames_not_rejected", notClosed);
         m.put("truncated_frames", truncatedSent);
         m.put("stranger_connections", strangerConns);
+        m.put("stranger_connections_refused_and_closed", strangerRefused);
+        m.put("unanswered", sent - responses.get() - errors.get() - corruptRejected - truncatedSent);
         m.put("crashes", crashes);
         m.put("node_alive", alive);
         m.put("max_heap_mb", Math.round(maxHeapMb));
@@ -269,6 +284,20 @@ public final class LiveFrameFuzzer
             reader = new Thread(this::read, "fuzz-reader");
             reader.setDaemon(true);
             reader.start();
+        }
+
+        /** Waits until every request sent on this connection was answered (or the connection ended). */
+        void drain() throws InterruptedException
+        {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!dead && !permits.tryAcquire(window, 1, TimeUnit.SECONDS))
+                if (System.nanoTime() > end)
+                {
+                    stalled = true;
+                    return;
+                }
+            if (!dead)
+                permits.release(window);
         }
 
         /** Whether the node closed this connection within the time (the reader saw its end of stream). */
