@@ -34,7 +34,7 @@ class FuzzSmokeTest
     @BeforeAll
     static void scratch() throws Exception
     {
-        scratch = Files.createTempDirectory("elect-fuzz-test");
+        scratch = FuzzMain.scratchDir();
         System.out.println("FuzzSmokeTest seed=" + SEED + " inputs=" + INPUTS + " (rerun with -Delect.test.seed=" + SEED + ")");
     }
 
