@@ -445,6 +445,8 @@ public final class Targets
                    + "    credentials_file: /etc/elect/s3\nnum_tokens: 1\n").getBytes(StandardCharsets.UTF_8));
         seeds.add("elect:\n  transport_max_frame_bytes: 4096\n  transition_interval_seconds: 3\n  hotness_hysteresis: 1.5\n".getBytes(StandardCharsets.UTF_8));
         seeds.add("elect: &a\n  offload_enabled: false\n# comment\nseeds: [*a]\n".getBytes(StandardCharsets.UTF_8));
+        // anchors and aliases inside the section: mutations reach self-references (once a StackOverflowError)
+        seeds.add("elect: &a\n  offload_enabled: false\n  cold_tier: &c\n    bucket: elect\n".getBytes(StandardCharsets.UTF_8));
         return new Simple("elect-yaml", seeds, b -> ElectYaml.split(new String(b, StandardCharsets.UTF_8)).config, String::valueOf, false)
         {
             @Override
