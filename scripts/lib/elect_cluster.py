@@ -95,6 +95,31 @@ def set_yaml(text, dotted, value):
     return "\n".join(lines)
 
 
+TLS_DIR = os.path.join(CLUSTER, "tls")
+
+
+def make_certificates(n):
+    """A throw-away CA and one certificate per node naming its address (scripts/lib/gen-certs.sh); kept across
+    restarts of the same cluster. Never for production: docs/security.md says how to make real ones."""
+    log(f"tls: certificates for {n} node(s) under {TLS_DIR}")
+    subprocess.run([os.path.join(HOME, "scripts", "lib", "gen-certs.sh"), TLS_DIR,
+                    *[f"n{k}:{ip(k)}" for k in range(1, n + 1)]], check=True)
+
+
+def tls_settings(i):
+    """server_encryption_options of node i: internode encryption `all` (so the ELECT port uses TLS too), mutual
+    authentication with the node's own keystore and the CA's truststore."""
+    pw = open(os.path.join(TLS_DIR, "password")).read().strip()
+    return [f"server_encryption_options.internode_encryption=all",
+            f"server_encryption_options.keystore={os.path.join(TLS_DIR, f'n{i}.p12')}",
+            f"server_encryption_options.keystore_password={pw}",
+            f"server_encryption_options.truststore={os.path.join(TLS_DIR, 'truststore.p12')}",
+            f"server_encryption_options.truststore_password={pw}",
+            "server_encryption_options.store_type=PKCS12",
+            "server_encryption_options.require_client_auth=true",
+            "server_encryption_options.require_endpoint_verification=false"]  # Cassandra refuses it with client auth (server side); the ELECT port checks identity itself
+
+
 def node_config(template, i, n, cold, extra, cold_port=None):
     text = open(template).read()
     text = set_yaml(text, "cluster_name", "'ELECT Local Cluster'")
@@ -284,13 +309,19 @@ def cmd_start(a):
             st["cold_tier"]["latency_ms"] = a.cold_latency_ms
             save_state(st)
     template = os.path.abspath(a.config)
+    if a.tls:
+        make_certificates(a.nodes)
+    st["tls"] = bool(a.tls)
+    save_state(st)
     procs = {}
     for k in range(1, a.nodes + 1):
         os.makedirs(node_dir(k), exist_ok=True)
-        with open(os.path.join(node_dir(k), "cassandra.yaml"), "w") as f:
-            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, a.set,
+        path = os.path.join(node_dir(k), "cassandra.yaml")
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # may hold keystore passwords
+            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, (tls_settings(k) if a.tls else []) + a.set,
                                 COLD_PROXY_PORT if a.cold_latency_ms and not a.no_cold_tier else None))
-    log(f"starting {a.nodes} node(s) on 127.0.0.1..{a.nodes} (heap {a.heap}, data under {CLUSTER})")
+    log(f"starting {a.nodes} node(s) on 127.0.0.1..{a.nodes} (heap {a.heap}, data under {CLUSTER}"
+        + (", TLS on the internode and ELECT ports)" if a.tls else ")"))
     for k in range(1, a.nodes + 1):
         procs[k] = start_node(st, k, a.heap)
     wait_until_up(st, a.nodes, procs, a.timeout)
@@ -454,6 +485,8 @@ def main():
     s.add_argument("--no-cold-tier", action="store_true")
     s.add_argument("--cold-latency-ms", type=float, default=0, metavar="MS",
                    help="put the cold tier MS milliseconds away: a delaying proxy in front of S3Proxy (ELECT's evaluation: ~45)")
+    s.add_argument("--tls", action="store_true",
+                   help="throw-away CA and node certificates; mutual TLS on Cassandra's internode port and the ELECT port")
     s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
     s.add_argument("--timeout", type=int, default=240)
     s.add_argument("--wait-for-ports", type=int, default=0, metavar="SECONDS",

@@ -48,7 +48,9 @@ public class ElectConfigurationLoader implements ConfigurationLoader
         if (!text.equals(String.valueOf(NodeHandoff.loadedConfig())))
             logger.info("ELECT configuration from {}: {}", url, text);
         NodeHandoff.configLoaded(split.config);
-        return cassandraConfig(split);
+        Config cassandra = cassandraConfig(split);
+        ElectTransportSecurity.validate(cassandra, split.config); // transport_encryption vs server_encryption_options
+        return cassandra;
     }
 
     /**

@@ -82,9 +82,10 @@ public final class ElectDaemon
         }
         try
         {
-            NettyTransport transport = new NettyTransport(bridge.ring().self(), config.transportPort,
-                                                          TransportOptions.fromConfig(config), bridge.ring());
-            node.start(new ElectNode.Seams(bridge.localTables(), bridge.ring(), new ElectStripeStore(node.clock()), ElectStateDir.root(),
+            // TLS as configured, ring-member and stripe-participant checks, io.elect:type=Transport (docs/security.md)
+            ElectStripeStore store = new ElectStripeStore(node.clock());
+            NettyTransport transport = ElectTransportSecurity.open(bridge.ring().self(), config, store, bridge.ring());
+            node.start(new ElectNode.Seams(bridge.localTables(), bridge.ring(), store, ElectStateDir.root(),
                                            transport, NodeExecutors.THREADS));
             node.scheduleRounds();
         }

@@ -43,7 +43,7 @@ final class ConfigReader
         if (v == null)
             return defaultValue;
         if (!(v instanceof Integer || v instanceof Long))
-            throw new ElectConfigException(key(name), "'" + v + "' is not an integer; allowed: an integer in [" + min + ", " + max + "]");
+            throw new ElectConfigException(key(name), describe(v) + " is not an integer; allowed: an integer in [" + min + ", " + max + "]");
         long n = ((Number) v).longValue();
         if (n < min || n > max)
             throw new ElectConfigException(key(name), n + " is out of range; allowed: an integer in [" + min + ", " + max + "]");
@@ -59,7 +59,7 @@ final class ConfigReader
         if (v == null)
             return defaultValue;
         if (!(v instanceof Number))
-            throw new ElectConfigException(key(name), "'" + v + "' is not a number; allowed: " + allowed);
+            throw new ElectConfigException(key(name), describe(v) + " is not a number; allowed: " + allowed);
         double d = ((Number) v).doubleValue();
         if (Double.isNaN(d) || d < min || d > max || (maxExclusive && d == max))
             throw new ElectConfigException(key(name), fmt(d) + " is out of range; allowed: " + allowed);
@@ -73,7 +73,7 @@ final class ConfigReader
         if (v == null)
             return defaultValue;
         if (!(v instanceof Boolean))
-            throw new ElectConfigException(key(name), "'" + v + "' is not a boolean; allowed: true or false");
+            throw new ElectConfigException(key(name), describe(v) + " is not a boolean; allowed: true or false");
         return (Boolean) v;
     }
 
@@ -84,13 +84,16 @@ final class ConfigReader
         if (v == null)
             return defaultValue;
         if (!(v instanceof String))
-            throw new ElectConfigException(key(name), "'" + v + "' is not a string");
+            throw new ElectConfigException(key(name), describe(v) + " is not a string");
         return (String) v;
     }
 
+    /** One of {@code allowed}; {@code defaultValue} (which may be null: "not set") when the key is absent. */
     String oneOf(String name, String defaultValue, Set<String> allowed)
     {
         String s = string(name, defaultValue);
+        if (s == null && defaultValue == null)
+            return null;
         if (!allowed.contains(s))
             throw new ElectConfigException(key(name), "'" + s + "' is not allowed; allowed: one of " + String.join(", ", allowed));
         return s;
@@ -113,6 +116,21 @@ final class ConfigReader
         for (String k : values.keySet())
             if (!known.contains(k))
                 throw new ElectConfigException(key(k), "unknown key; allowed keys: " + String.join(", ", known));
+    }
+
+    /**
+     * A bad value for an error message: scalars quoted (at most 100 characters), lists and mappings by kind only.
+     * Never {@code toString()} of a collection: YAML anchors can make it refer to itself (found by the fuzzer:
+     * {@code elect: &a {offload_enabled: [*a]}} overflowed the stack instead of naming the key).
+     */
+    static String describe(Object v)
+    {
+        if (v instanceof java.util.Map)
+            return "a mapping";
+        if (v instanceof java.util.Collection)
+            return "a list";
+        String s = String.valueOf(v);
+        return "'" + (s.length() > 100 ? s.substring(0, 100) + "..." : s) + "'";
     }
 
     private static String fmt(double d)

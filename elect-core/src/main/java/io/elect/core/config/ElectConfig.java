@@ -20,6 +20,8 @@ public final class ElectConfig
     public static final int CODEC_MAX_CHUNKS = 255;
 
     public static final Set<String> CODERS = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("auto", "isal", "jerasure", "java")));
+    /** Values of {@code transport_encryption}; leaving the key out follows Cassandra's internode encryption. */
+    public static final Set<String> TRANSPORT_ENCRYPTIONS = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("none", "tls")));
 
     public final int dataChunks;
     public final int parityChunks;
@@ -40,6 +42,12 @@ public final class ElectConfig
     public final int transportRequestTimeoutMillis;
     public final int transportRetries;
     public final int transitionIntervalSeconds;
+    /**
+     * "none", "tls", or null when the key is left out: then the ELECT transport uses TLS exactly when Cassandra's
+     * {@code server_encryption_options.internode_encryption} is not {@code none} (resolved by the bridge, which
+     * reads Cassandra's settings; see docs/security.md).
+     */
+    public final String transportEncryption;
 
     private ElectConfig(ConfigReader r)
     {
@@ -64,6 +72,7 @@ public final class ElectConfig
         transportRequestTimeoutMillis = r.intIn("transport_request_timeout_ms", 10_000, 1, 3_600_000);
         transportRetries = r.intIn("transport_retries", 3, 0, 100);
         transitionIntervalSeconds = r.intIn("transition_interval_seconds", 60, 1, 86400);
+        transportEncryption = r.oneOf("transport_encryption", null, TRANSPORT_ENCRYPTIONS);
         r.rejectUnknownKeys();
     }
 
@@ -105,6 +114,7 @@ public final class ElectConfig
         m.put("transport_request_timeout_ms", transportRequestTimeoutMillis);
         m.put("transport_retries", transportRetries);
         m.put("transition_interval_seconds", transitionIntervalSeconds);
+        m.put("transport_encryption", transportEncryption == null ? "default (tls if internode_encryption is not none)" : transportEncryption);
         return m;
     }
 

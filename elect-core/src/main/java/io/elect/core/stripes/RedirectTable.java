@@ -147,7 +147,9 @@ public final class RedirectTable
                 throw corrupt(file, "line " + (i + 3) + " is not redirect=<locator> <path>");
             String locator = line.substring("redirect=".length(), space);
             String path = line.substring(space + 1);
-            if (!LOCATOR.matcher(locator).matches() || !path.startsWith("/") || !Paths.get(path).normalize().toString().equals(path))
+            // a NUL makes Paths.get throw InvalidPathException: refused as a bad line like any other (fuzzer)
+            if (!LOCATOR.matcher(locator).matches() || !path.startsWith("/") || path.indexOf('\0') >= 0
+                || !Paths.get(path).normalize().toString().equals(path))
                 throw corrupt(file, "line " + (i + 3) + " is not redirect=<cold: or file: locator> <absolute normalized path>");
             if (out.put(Paths.get(path), locator) != null)
                 throw corrupt(file, "path " + path + " listed twice");

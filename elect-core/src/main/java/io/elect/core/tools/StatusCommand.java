@@ -13,6 +13,9 @@ import io.elect.core.jmx.ElectNodeMBean;
 final class StatusCommand implements ElectTool.Command
 {
     private static final String STORAGE_SERVICE = "org.apache.cassandra.db:type=StorageService";
+    private static final String TRANSPORT = "io.elect:type=Transport";
+
+
 
     @Override
     public String summary()
@@ -39,10 +42,22 @@ final class StatusCommand implements ElectTool.Command
         s.put("down_nodes", stringList(node.attribute(STORAGE_SERVICE, "UnreachableNodesWithPort")));
         String config = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "ConfigJson");
         String coder = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "CoderJson");
+        String metrics = null;
+        // the ELECT transport's encryption in effect and its refusal counters (absent while transitioning has not started)
+        if (node.isRegistered(TRANSPORT))
+        {
+            s.put("transport_encryption", node.attribute(TRANSPORT, "Encryption"));
+            metrics = (String) node.attribute(TRANSPORT, "MetricsJson");
+        }
+        else
+        {
+            s.put("transport_encryption", "not started");
+        }
         if (json)
         {
             String head = Json.write(s);
-            out.println(head.substring(0, head.length() - 1) + ",\"coder\":" + coder + ",\"config\":" + config + "}");
+            out.println(head.substring(0, head.length() - 1) + ",\"coder\":" + coder
+                        + (metrics == null ? "" : ",\"transport_metrics\":" + metrics) + ",\"config\":" + config + "}");
             return 0;
         }
         out.printf("Node:          %s%n", s.get("address"));
@@ -52,6 +67,9 @@ final class StatusCommand implements ElectTool.Command
         out.printf("Live nodes:    %s%n", String.join(" ", stringList(s.get("live_nodes"))));
         out.printf("Down nodes:    %s%n", String.join(" ", stringList(s.get("down_nodes"))));
         out.printf("Coder:         %s%n", coder);
+        out.printf("Transport:     %s%n", s.get("transport_encryption"));
+        if (metrics != null)
+            out.printf("Transport counters: %s%n", metrics);
         out.printf("Config (elect:): %s%n", config);
         return 0;
     }

@@ -18,11 +18,11 @@ abstract class AbstractTransport implements Transport
     private final AtomicLong nextId = new AtomicLong(1);
     protected volatile boolean closed;
 
-    protected AbstractTransport(String threadName, TransportOptions options, PeerLiveness liveness)
+    protected AbstractTransport(String threadName, TransportOptions options, PeerLiveness liveness, CallerPolicy policy)
     {
         this.options = Objects.requireNonNull(options, "options");
         this.liveness = Objects.requireNonNull(liveness, "liveness");
-        this.dispatcher = new Dispatcher(threadName, 4, metrics);
+        this.dispatcher = new Dispatcher(threadName, 4, metrics, policy);
     }
 
     /** A request that was encoded and given a timeout; {@code result} is already failed if the transport is closed. */

@@ -21,13 +21,18 @@ final class Dispatcher
 {
     static final int QUEUE = 1024;
 
+    private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(Dispatcher.class);
+
     private final Map<Integer, RequestHandler> handlers = new ConcurrentHashMap<>();
     private final TransportMetrics metrics;
     private final ExecutorService executor;
+    private final CallerPolicy policy;
+    private final RateLimitedLog refusals = new RateLimitedLog(logger, 10_000);
 
-    Dispatcher(String name, int threads, TransportMetrics metrics)
+    Dispatcher(String name, int threads, TransportMetrics metrics, CallerPolicy policy)
     {
         this.metrics = metrics;
+        this.policy = java.util.Objects.requireNonNull(policy, "policy");
         AtomicInteger n = new AtomicInteger();
         this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, name + "-handler-" + n.incrementAndGet());
@@ -44,12 +49,15 @@ final class Dispatcher
         handlers.put(verb, java.util.Objects.requireNonNull(h, "handler"));
     }
 
-    /** Serves {@code request}; {@code reply} is called once, from a handler thread. */
-    void dispatch(Frame request, Consumer<Frame> reply)
+    /**
+     * Serves {@code request} from {@code caller} (already admitted by {@link CallerPolicy#refuseCaller}); {@code reply}
+     * is called once, from a handler thread. The policy's per-verb check runs first, on that thread.
+     */
+    void dispatch(Frame request, Caller caller, Consumer<Frame> reply)
     {
         try
         {
-            executor.execute(() -> reply.accept(serve(request)));
+            executor.execute(() -> reply.accept(serve(request, caller)));
         }
         catch (RejectedExecutionException e)
         {
@@ -62,8 +70,15 @@ final class Dispatcher
         }
     }
 
-    private Frame serve(Frame request)
+    private Frame serve(Frame request, Caller caller)
     {
+        String refusal = refusal(request, caller);
+        if (refusal != null)
+        {
+            metrics.refusedRequests.incrementAndGet();
+            refusals.warn("ELECT transport: refused {} from {}: {}", Verbs.name(request.verb()), caller, refusal);
+            return error(request, "refused: " + refusal);
+        }
         RequestHandler h = handlers.get(request.verb());
         if (h == null)
         {
@@ -93,7 +108,19 @@ final class Dispatcher
         }
     }
 
-    private static Frame error(Frame request, String message)
+    private String refusal(Frame request, Caller caller)
+    {
+        try
+        {
+            return policy.refuseRequest(caller, request.verb(), request.payload());
+        }
+        catch (RuntimeException e)
+        {
+            return "access check failed: " + e;
+        }
+    }
+
+    static Frame error(Frame request, String message)
     {
         byte[] m = message.getBytes(StandardCharsets.UTF_8);
         if (m.length > 4096)

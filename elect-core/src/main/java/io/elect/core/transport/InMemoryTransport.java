@@ -18,13 +18,16 @@ public final class InMemoryTransport extends AbstractTransport
     /** Pending requests by id; the value remembers the peer they went to. */
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
 
+    /** In-memory peers have no network address; the policy is ALLOW_ALL, so the caller is never examined. */
+    private static final Caller LOOPBACK = Caller.plaintext(java.net.InetAddress.getLoopbackAddress());
+
     private record Pending(Peer peer, CompletableFuture<byte[]> result)
     {
     }
 
     public InMemoryTransport(InMemoryNetwork network, Peer local, TransportOptions options, PeerLiveness liveness)
     {
-        super("elect-mem-" + local, options, liveness);
+        super("elect-mem-" + local, options, liveness, CallerPolicy.ALLOW_ALL);
         this.network = java.util.Objects.requireNonNull(network, "network");
         this.local = java.util.Objects.requireNonNull(local, "local");
         network.join(this);
@@ -85,10 +88,10 @@ public final class InMemoryTransport extends AbstractTransport
         }
         if (from == null)
         {
-            dispatcher.dispatch(f, resp -> { }); // a raw frame's connection is gone: the answer is lost, as on TCP
+            dispatcher.dispatch(f, LOOPBACK, resp -> { }); // a raw frame's connection is gone: the answer is lost, as on TCP
             return;
         }
-        dispatcher.dispatch(f, resp -> {
+        dispatcher.dispatch(f, LOOPBACK, resp -> {
             if (!closed)
                 from.receiveResponse(local, Dispatcher.encodeReply(resp, options.maxFrameBytes()));
         });

@@ -1,6 +1,9 @@
 package io.elect.core.transport;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +31,13 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The TCP transport, on Netty (the 4.1 that ships with Cassandra; NIO event loops, so it runs wherever Cassandra
@@ -39,11 +47,24 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * <p>Any malformed frame (docs/formats/transport.md) is counted in {@link TransportMetrics#malformedFrames} and the
  * connection it came on is closed; the rest of the node is unaffected. A frame longer than the limit is rejected
  * from its length field, before it is buffered.
+ *
+ * <p>Security ({@link TransportSecurity}, docs/security.md): with TLS every connection is mutual TLS (the server
+ * requires a client certificate chaining to the truststore); the client checks that the server's certificate names
+ * the address it dialled (endpoint identification), the server that the client's certificate names the address the
+ * connection comes from ({@link CertificateIdentity}). Every REQUEST is first put to the {@link CallerPolicy}: a
+ * caller it does not admit (or whose certificate does not name its address) gets one ERROR, after which the
+ * connection is closed and nothing more it sent is read; an admitted caller may still be refused a verb (an ERROR,
+ * the connection stays). Outgoing connections are bound to this node's own address, so that peers see the
+ * address gossip knows this node by (on a multi-address host the kernel would otherwise pick one).
  */
 public final class NettyTransport extends AbstractTransport
 {
     private static final Logger logger = LoggerFactory.getLogger(NettyTransport.class);
     private static final AttributeKey<Map<Long, CompletableFuture<byte[]>>> PENDING = AttributeKey.valueOf("elect.pending");
+    private static final AttributeKey<Caller> CALLER = AttributeKey.valueOf("elect.caller");
+    private static final AttributeKey<Boolean> REFUSED = AttributeKey.valueOf("elect.refused");
+    /** A TLS handshake that has not finished by then fails (a silent client must not hold a connection forever). */
+    static final long HANDSHAKE_TIMEOUT_MILLIS = 10_000;
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -51,15 +72,27 @@ public final class NettyTransport extends AbstractTransport
     private final Peer local;
     private final Bootstrap client;
     private final Map<Peer, CompletableFuture<Channel>> connections = new ConcurrentHashMap<>();
+    private final TransportSecurity security;
+    private final InetAddress bindAddress;
+    private final RateLimitedLog refusalLog = new RateLimitedLog(logger, 10_000);
+    private final RateLimitedLog handshakeLog = new RateLimitedLog(logger, 10_000);
+
+    /** Plaintext, every caller admitted: tests and tools. */
+    public NettyTransport(String host, int port, TransportOptions options, PeerLiveness liveness)
+    {
+        this(host, port, options, liveness, TransportSecurity.PLAINTEXT_OPEN);
+    }
 
     /**
      * Binds {@code host:port} (port 0: an ephemeral port, see {@link #localPeer}).
      *
      * @throws TransportException if the address cannot be bound
      */
-    public NettyTransport(String host, int port, TransportOptions options, PeerLiveness liveness)
+    public NettyTransport(String host, int port, TransportOptions options, PeerLiveness liveness, TransportSecurity security)
     {
-        super("elect-transport", options, liveness);
+        super("elect-transport", options, liveness, security.policy());
+        this.security = security;
+        this.bindAddress = bindAddressOf(host);
         this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory("elect-transport-accept", true));
         this.workers = new NioEventLoopGroup(2, new DefaultThreadFactory("elect-transport-io", true));
         ServerBootstrap sb = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
@@ -69,6 +102,8 @@ public final class NettyTransport extends AbstractTransport
                                                       @Override
                                                       protected void initChannel(SocketChannel ch)
                                                       {
+                                                          if (security.tls())
+                                                              ch.pipeline().addLast(serverTls(ch));
                                                           ch.pipeline().addLast(new Decoder(), new ServerHandler());
                                                       }
                                                   });
@@ -89,12 +124,73 @@ public final class NettyTransport extends AbstractTransport
                                     @Override
                                     protected void initChannel(SocketChannel ch)
                                     {
-                                        ch.attr(PENDING).set(new ConcurrentHashMap<>());
-                                        ch.pipeline().addLast(new Decoder(), new ClientHandler());
+                                        throw new IllegalStateException("connections are made by connect(peer)");
                                     }
                                 });
-        logger.info("ELECT transport listening on {} (max frame {} bytes, timeout {} ms, {} retries)", local,
-                    options.maxFrameBytes(), options.requestTimeoutMillis(), options.retries());
+        logger.info("ELECT transport listening on {} (encryption {}, max frame {} bytes, timeout {} ms, {} retries)", local,
+                    security.describe(), options.maxFrameBytes(), options.requestTimeoutMillis(), options.retries());
+    }
+
+    /** The security this transport runs with (for status reports). */
+    public TransportSecurity security()
+    {
+        return security;
+    }
+
+    private static InetAddress bindAddressOf(String host)
+    {
+        try
+        {
+            InetAddress a = InetAddress.getByName(host);
+            return a.isAnyLocalAddress() ? null : a;
+        }
+        catch (java.net.UnknownHostException e)
+        {
+            throw new TransportException(TransportException.Reason.CONNECTION, "cannot resolve " + host, e);
+        }
+    }
+
+    private SslHandler serverTls(SocketChannel ch)
+    {
+        SslHandler ssl = security.serverContext().newHandler(ch.alloc());
+        ssl.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        ssl.handshakeFuture().addListener((Future<? super Channel> f) -> {
+            if (!f.isSuccess())
+            {
+                metrics.tlsHandshakeFailures.incrementAndGet();
+                handshakeLog.warn("ELECT transport: TLS handshake from {} failed: {}", ch.remoteAddress(), String.valueOf(f.cause()));
+            }
+        });
+        return ssl;
+    }
+
+    /** A client-side TLS handler that verifies the server's certificate names {@code peer.host()}. */
+    private SslHandler clientTls(SocketChannel ch, Peer peer)
+    {
+        SslHandler ssl = security.clientContext().newHandler(ch.alloc(), peer.host(), peer.port());
+        ssl.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        SSLEngine engine = ssl.engine();
+        SSLParameters params = engine.getSSLParameters();
+        params.setEndpointIdentificationAlgorithm("HTTPS");
+        engine.setSSLParameters(params);
+        return ssl;
+    }
+
+    private Bootstrap clientFor(Peer peer, ChannelInitializer<SocketChannel> rest)
+    {
+        Bootstrap b = client.clone().handler(new ChannelInitializer<SocketChannel>()
+        {
+            @Override
+            protected void initChannel(SocketChannel ch)
+            {
+                if (security.tls())
+                    ch.pipeline().addLast(clientTls(ch, peer));
+                ch.pipeline().addLast(rest);
+            }
+        });
+        if (bindAddress != null)
+            b.localAddress(bindAddress, 0);
+        return b;
     }
 
     @Override
@@ -145,11 +241,31 @@ public final class NettyTransport extends AbstractTransport
             boolean mine = cur == null ? connections.putIfAbsent(peer, fresh) == null : connections.replace(peer, cur, fresh);
             if (!mine)
                 continue;
-            client.connect(peer.host(), peer.port()).addListener((ChannelFutureListener) f -> {
-                if (f.isSuccess())
+            clientFor(peer, new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(SocketChannel ch)
+                {
+                    ch.attr(PENDING).set(new ConcurrentHashMap<>());
+                    ch.pipeline().addLast(new Decoder(), new ClientHandler());
+                }
+            }).connect(peer.host(), peer.port()).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess())
+                    fresh.completeExceptionally(f.cause());
+                else if (!security.tls())
                     fresh.complete(f.channel());
                 else
-                    fresh.completeExceptionally(f.cause());
+                    f.channel().pipeline().get(SslHandler.class).handshakeFuture().addListener((Future<? super Channel> h) -> {
+                        if (h.isSuccess())
+                        {
+                            fresh.complete(f.channel());
+                            return;
+                        }
+                        metrics.tlsHandshakeFailures.incrementAndGet();
+                        handshakeLog.warn("ELECT transport: TLS handshake with {} failed: {}", peer, String.valueOf(h.cause()));
+                        fresh.completeExceptionally(new javax.net.ssl.SSLException("TLS handshake with " + peer + " failed: " + h.cause(), h.cause()));
+                        f.channel().close();
+                    });
             });
             return fresh;
         }
@@ -158,15 +274,13 @@ public final class NettyTransport extends AbstractTransport
     @Override
     public void sendRawFrame(Peer peer, byte[] bytes)
     {
-        ChannelFuture f = new Bootstrap().group(workers).channel(NioSocketChannel.class)
-                                         .handler(new ChannelInitializer<SocketChannel>()
-                                         {
-                                             @Override
-                                             protected void initChannel(SocketChannel ch)
-                                             {
-                                             }
-                                         })
-                                         .connect(peer.host(), peer.port());
+        ChannelFuture f = clientFor(peer, new ChannelInitializer<SocketChannel>()
+        {
+            @Override
+            protected void initChannel(SocketChannel ch)
+            {
+            }
+        }).connect(peer.host(), peer.port());
         f.addListener((ChannelFutureListener) c -> {
             if (c.isSuccess())
                 c.channel().writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener(ChannelFutureListener.CLOSE);
@@ -267,6 +381,8 @@ public final class NettyTransport extends AbstractTransport
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Frame f)
         {
+            if (ctx.channel().attr(REFUSED).get() != null)
+                return; // frames decoded in the same read as the refused one: never served
             if (f.kind() != Frame.Kind.REQUEST)
             {
                 metrics.malformedFrames.incrementAndGet();
@@ -275,7 +391,18 @@ public final class NettyTransport extends AbstractTransport
                 return;
             }
             Channel ch = ctx.channel();
-            dispatcher.dispatch(f, resp -> {
+            Caller caller = callerOf(ch);
+            String refusal = admission(caller);
+            if (refusal != null)
+            {
+                ch.attr(REFUSED).set(Boolean.TRUE);
+                metrics.refusedCallers.incrementAndGet();
+                refusalLog.warn("ELECT transport: refused a request from {}: {}; closing the connection", caller, refusal);
+                ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(Dispatcher.error(f, "refused: " + refusal), options.maxFrameBytes())))
+                  .addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            dispatcher.dispatch(f, caller, resp -> {
                 if (ch.isActive())
                     ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(resp, options.maxFrameBytes())));
             });
@@ -286,6 +413,50 @@ public final class NettyTransport extends AbstractTransport
         {
             logger.debug("ELECT transport: server connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
+        }
+    }
+
+    /** The caller of a server connection, computed at its first request (after the TLS handshake) and kept. */
+    private Caller callerOf(Channel ch)
+    {
+        Caller c = ch.attr(CALLER).get();
+        if (c != null)
+            return c;
+        InetAddress address = ((InetSocketAddress) ch.remoteAddress()).getAddress();
+        c = Caller.plaintext(address);
+        SslHandler ssl = ch.pipeline().get(SslHandler.class);
+        if (ssl != null)
+        {
+            try
+            {
+                Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+                X509Certificate leaf = (X509Certificate) chain[0];
+                c = new Caller(address, leaf, CertificateIdentity.names(leaf, address));
+            }
+            catch (SSLPeerUnverifiedException | RuntimeException e)
+            {
+                c = Caller.plaintext(address); // cannot happen with client auth required; refused below
+            }
+        }
+        ch.attr(CALLER).set(c);
+        return c;
+    }
+
+    /** Null if the caller may send requests, else why not. */
+    private String admission(Caller caller)
+    {
+        if (security.tls() && !caller.tls())
+            return "no verified client certificate";
+        if (security.tls() && !caller.identityVerified())
+            return "the client certificate (" + caller.certificate().getSubjectX500Principal().getName() + ", subjectAltName "
+                   + CertificateIdentity.describe(caller.certificate()) + ") does not name " + caller.address().getHostAddress();
+        try
+        {
+            return security.policy().refuseCaller(caller);
+        }
+        catch (RuntimeException e)
+        {
+            return "access check failed: " + e;
         }
     }
 

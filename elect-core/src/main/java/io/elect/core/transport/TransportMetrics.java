@@ -37,6 +37,12 @@ public final class TransportMetrics
     public final AtomicLong handlerErrors = new AtomicLong();
     /** Frames rejected (bad length, magic, version, kind, checksum, or a kind not expected on that side). */
     public final AtomicLong malformedFrames = new AtomicLong();
+    /** Requests from callers the policy does not admit (not a ring member, certificate not naming the address). */
+    public final AtomicLong refusedCallers = new AtomicLong();
+    /** Requests of admitted callers refused for that verb (e.g. not a participant of the stripe concerned). */
+    public final AtomicLong refusedRequests = new AtomicLong();
+    /** Incoming or outgoing TLS handshakes that failed (no or untrusted certificate, wrong identity, not TLS). */
+    public final AtomicLong tlsHandshakeFailures = new AtomicLong();
 
     /** The metrics of a verb, created on first use (listeners are told). */
     public VerbMetrics verb(int verb)
@@ -79,6 +85,9 @@ public final class TransportMetrics
         m.put("requests_served", requestsServed.get());
         m.put("handler_errors", handlerErrors.get());
         m.put("malformed_frames", malformedFrames.get());
+        m.put("refused_callers", refusedCallers.get());
+        m.put("refused_requests", refusedRequests.get());
+        m.put("tls_handshake_failures", tlsHandshakeFailures.get());
         return m;
     }
 

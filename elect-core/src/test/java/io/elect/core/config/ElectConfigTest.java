@@ -197,4 +197,18 @@ class ElectConfigTest
         for (Object[] b : bad)
             assertEquals("elect." + b[0], reject(map(b[0], b[1])).key(), String.valueOf(b[0]) + "=" + b[1]);
     }
+
+    /** transport_encryption (issue 19): absent = follow Cassandra (null), none and tls accepted, anything else named. */
+    @Test
+    void transportEncryptionKey()
+    {
+        assertEquals(null, ElectConfig.defaults().transportEncryption);
+        assertEquals("tls", ElectConfig.fromMap(map("transport_encryption", "tls")).transportEncryption);
+        assertEquals("none", ElectConfig.fromMap(map("transport_encryption", "none")).transportEncryption);
+        ElectConfigException e = reject(map("transport_encryption", "foo"));
+        assertEquals("elect.transport_encryption", e.key());
+        assertTrue(e.getMessage().contains("'foo' is not allowed; allowed: one of none, tls"), e.getMessage());
+        assertEquals("elect.transport_encryption", reject(map("transport_encryption", 1)).key());
+        assertTrue(ElectConfig.defaults().toString().contains("\"transport_encryption\":\"default"), ElectConfig.defaults().toString());
+    }
 }

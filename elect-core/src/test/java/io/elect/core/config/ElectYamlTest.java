@@ -81,4 +81,14 @@ class ElectYamlTest
         ElectConfigException e = assertThrows(ElectConfigException.class, () -> ElectYaml.split("elect: yes\n"));
         assertTrue(e.getMessage().contains("mapping"));
     }
+
+    /** A value that refers to itself through a YAML anchor is named as a bad value, not a StackOverflowError (fuzzer). */
+    @Test
+    void recursiveAliasIsAClearError()
+    {
+        ElectConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ElectConfigException.class,
+                                                                              () -> ElectYaml.split("elect: &a\n  offload_enabled: [*a]\n"));
+        org.junit.jupiter.api.Assertions.assertEquals("elect.offload_enabled", e.key());
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("a list is not a boolean"), e.getMessage());
+    }
 }

@@ -35,10 +35,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The foundation end to end, through the user-facing scripts: {@code scripts/elect-cluster start --nodes 3}
- * (three real ELECT nodes on 127.0.0.1..3 plus S3Proxy as the cold tier), CQL at ALL and ONE with the Java
- * driver, one object through the cold tier, then {@code stop}, after which no recorded process may be alive
- * and no port may be bound.
+ * The foundation end to end, through the user-facing scripts: {@code scripts/elect-cluster start --nodes 3 --tls}
+ * (three real ELECT nodes on 127.0.0.1..3 with mutual TLS on Cassandra's internode port and the ELECT port, plus
+ * S3Proxy as the cold tier), CQL at ALL and ONE with the Java driver, one object through the cold tier; then the
+ * security checks of issue 19: the ELECT port serves only ring members with their own certificate
+ * ({@link SecurityChecks}), a node started with a wrong keystore password stops with one line naming the setting,
+ * a cold-tier client with a wrong secret fails without echoing it; then {@code stop}, after which no recorded
+ * process may be alive, no port may be bound, and no secret (keystore passwords, S3 secret keys, right or wrong,
+ * private keys) appears in any log or tool output of the run.
  */
 class LocalClusterIT
 {
@@ -50,7 +54,7 @@ class LocalClusterIT
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900");
+        Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--tls", "--wait-for-ports", "900");
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         Result s = cluster(120, "status", "--json");
         Matcher m = Pattern.compile("\"pid\": (\\d+)").matcher(s.output());
@@ -76,6 +80,10 @@ class LocalClusterIT
 
         readsAndWritesAtAllAndOne();
         coldTierRoundTrip();
+        List<String> outputs = new ArrayList<>();
+        List<String> secrets = new ArrayList<>(secretsOfTheRun());
+        transportSecurity(outputs);
+        secrets.addAll(failuresWithBadCredentials());
 
         Result stop = cluster(300, "stop");
         assertEquals(0, stop.code(), stop.output());
@@ -87,6 +95,72 @@ class LocalClusterIT
         Result after = cluster(60, "status");
         assertEquals(3, after.code(), after.output());
         assertTrue(after.output().contains("nothing running"), after.output());
+        SecurityChecks.noSecretIn(RUN_DIR.resolve("cluster"), outputs, secrets);
+    }
+
+    /** The keystore password of the throw-away PKI and the cold tier's secret key. */
+    private static List<String> secretsOfTheRun() throws IOException
+    {
+        String creds = Files.readString(RUN_DIR.resolve("cluster/cold/credentials"));
+        Matcher m = Pattern.compile("secret_key=(\\S+)").matcher(creds);
+        assertTrue(m.find(), "secret_key in the cold tier credentials");
+        return List.of(SecurityChecks.password(RUN_DIR.resolve("cluster/tls")), m.group(1));
+    }
+
+    /** electtool status shows TLS on every node; ELECT traffic flows between the nodes; strangers are refused. */
+    private static void transportSecurity(List<String> outputs) throws Exception
+    {
+        for (int i = 1; i <= NODES; i++)
+        {
+            Result st = SCRIPT.runTool(120, "bin/electtool", "-p", String.valueOf(7199 + 100 * (i - 1)), "status", "--json");
+            outputs.add(st.output());
+            assertEquals(0, st.code(), st.output());
+            assertTrue(st.output().contains("\"transport_encryption\":\"tls TLSv1.3 (mutual, identity checked"), st.output());
+        }
+        // node 1 gathers every node's snapshot over the ELECT transport: mutual TLS between members works
+        Result storage = SCRIPT.runTool(180, "bin/electtool", "-p", "7199", "storage", "--json");
+        outputs.add(storage.output());
+        assertEquals(0, storage.code(), storage.output());
+        assertTrue(storage.output().contains("\"table\":\"it.ekv\"") && storage.output().contains("\"node\":\"127.0.0.3\""), storage.output());
+        SecurityChecks.onlyRingMembersWithTheirCertificateRunVerbs(RUN_DIR.resolve("cluster/tls"));
+        String metrics = (String) LocalClusterScript.jmxAttribute(1, "io.elect:type=Transport", "MetricsJson");
+        outputs.add(metrics);
+        assertTrue(metrics.contains("\"refused_callers\":2"), metrics);
+        assertTrue(!metrics.contains("\"tls_handshake_failures\":0"), metrics);
+    }
+
+    /**
+     * Node 3 restarted with a wrong keystore password stops at once with one line naming the setting; a cold-tier
+     * client with a wrong secret key fails. Returns the wrong secrets (they must not be logged either).
+     */
+    private static List<String> failuresWithBadCredentials() throws Exception
+    {
+        String wrongPassword = "Wr0ngKeystorePw-" + System.nanoTime();
+        Result kill = cluster(120, "kill", "3");
+        assertEquals(0, kill.code(), kill.output());
+        Path yaml = RUN_DIR.resolve("cluster/node3/cassandra.yaml");
+        String original = Files.readString(yaml);
+        Files.writeString(yaml, original.replaceFirst("(?m)^(\\s*keystore_password:).*$", "$1 " + wrongPassword));
+        Result restart = cluster(180, "restart-node", "3", "--timeout", "120");
+        assertTrue(restart.code() != 0, "node 3 must not start with a wrong keystore password:\n" + restart.output());
+        String out = Files.readString(RUN_DIR.resolve("cluster/node3/stdout.log"));
+        assertTrue(out.contains("server_encryption_options.keystore_password: wrong password for"), out.substring(Math.max(0, out.length() - 2000)));
+        Files.writeString(yaml, original);
+
+        String wrongSecret = "WrongS3Secret-" + System.nanoTime();
+        Path creds = RUN_DIR.resolve("cluster/cold/wrong-credentials");
+        String good = Files.readString(RUN_DIR.resolve("cluster/cold/credentials"));
+        Files.writeString(creds, good.replaceFirst("secret_key=\\S+", "secret_key=" + wrongSecret));
+        try (S3ColdStore store = new S3ColdStore(S3ColdStoreConfig.local(URI.create("http://127.0.0.1:9000"), "elect", creds)))
+        {
+            Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                                                                        () -> store.put("it/bad-creds", ByteBuffer.wrap(new byte[]{ 1 })));
+            StringBuilder chain = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause())
+                chain.append(t).append('\n');
+            assertTrue(!chain.toString().contains(wrongSecret), "the wrong secret key is echoed by the failure: " + chain);
+        }
+        return List.of(wrongPassword, wrongSecret);
     }
 
     private static void readsAndWritesAtAllAndOne()
@@ -102,6 +176,9 @@ class LocalClusterIT
         {
             s.execute("CREATE KEYSPACE IF NOT EXISTS it WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
             s.execute("CREATE TABLE IF NOT EXISTS it.kv (k int PRIMARY KEY, v text)");
+            // an ELECT table: electtool storage then gathers every node's snapshot over the (TLS) ELECT transport
+            s.execute("CREATE TABLE IF NOT EXISTS it.ekv (k int PRIMARY KEY, v text) WITH compaction = "
+                      + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy'} AND read_repair = 'NONE'");
             PreparedStatement put = s.prepare("INSERT INTO it.kv (k, v) VALUES (?, ?)");
             PreparedStatement get = s.prepare("SELECT v FROM it.kv WHERE k = ?");
             for (int k = 0; k < 200; k++)

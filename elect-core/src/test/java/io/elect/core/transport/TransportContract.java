@@ -38,6 +38,21 @@ abstract class TransportContract
     /** A transport listening on its own address. */
     abstract Transport newTransport(TransportOptions options, PeerLiveness liveness);
 
+    /**
+     * How much slower than plaintext TCP a fresh connection is (TLS: a handshake per reconnect, on a shared 2-core
+     * machine); scales the timeouts of the tests that reconnect often, so they test behaviour, not speed.
+     */
+    long timeScale()
+    {
+        return 1;
+    }
+
+    TransportOptions opts()
+    {
+        return timeScale() == 1 ? OPTS : new TransportOptions(OPTS.maxFrameBytes(), OPTS.requestTimeoutMillis() * timeScale(),
+                                                              OPTS.retries(), OPTS.retryBackoffMillis());
+    }
+
     @AfterEach
     void closeAll()
     {
@@ -88,7 +103,7 @@ abstract class TransportContract
 
     Transport server()
     {
-        Transport s = open(OPTS, PeerLiveness.ALWAYS);
+        Transport s = open(opts(), PeerLiveness.ALWAYS);
         s.register(ECHO, p -> p);
         s.register(FAIL, p -> { throw new IllegalStateException("no space left for " + new String(p, StandardCharsets.UTF_8)); });
         return s;
@@ -98,7 +113,7 @@ abstract class TransportContract
     void requestResponseManyConcurrentAndLarge() throws Exception
     {
         Transport s = server();
-        Transport c = open(OPTS, PeerLiveness.ALWAYS);
+        Transport c = open(opts(), PeerLiveness.ALWAYS);
         Random rnd = new Random(SEED);
         List<byte[]> sent = new ArrayList<>();
         List<CompletableFuture<byte[]>> got = new ArrayList<>();
@@ -125,7 +140,7 @@ abstract class TransportContract
         Transport s = server();
         AtomicInteger calls = new AtomicInteger();
         s.register(COUNT, p -> { calls.incrementAndGet(); throw new RuntimeException("boom"); });
-        Transport c = open(OPTS, PeerLiveness.ALWAYS);
+        Transport c = open(opts(), PeerLiveness.ALWAYS);
         TransportException e = failure(c.request(s.localPeer(), FAIL, "x".getBytes(StandardCharsets.UTF_8)));
         assertEquals(TransportException.Reason.REMOTE_ERROR, e.reason);
         assertTrue(e.getMessage().contains("no space left for x"), e.getMessage());
@@ -143,7 +158,7 @@ abstract class TransportContract
     {
         Transport s = server();
         AtomicInteger calls = new AtomicInteger();
-        Transport c = open(OPTS, PeerLiveness.ALWAYS);
+        Transport c = open(opts(), PeerLiveness.ALWAYS);
         s.register(SLOW_ONCE, p -> {
             // The first call answers only after the client's timeout has fired, however late the (shared, possibly
             // starved) timer thread runs: a fixed sleep past the timeout raced with it on a loaded machine.
@@ -172,7 +187,7 @@ abstract class TransportContract
         assertEquals(2, c.metrics().retries.get());
 
         Set<Peer> down = ConcurrentHashMap.newKeySet();
-        Transport d = open(OPTS, p -> !down.contains(p));
+        Transport d = open(opts(), p -> !down.contains(p));
         down.add(s.localPeer());
         long served = s.metrics().requestsServed.get();
         assertEquals(TransportException.Reason.PEER_DOWN, failure(d.request(s.localPeer(), ECHO, new byte[1])).reason);
@@ -201,7 +216,7 @@ abstract class TransportContract
     void malformedFramesRejectedCountedNodeUnaffected() throws Exception
     {
         Transport s = server();
-        Transport c = open(OPTS, PeerLiveness.ALWAYS);
+        Transport c = open(opts(), PeerLiveness.ALWAYS);
         byte[] good = FrameCodec.encode(new Frame(Frame.Kind.REQUEST, 9, ECHO, "hello".getBytes(StandardCharsets.UTF_8)), OPTS.maxFrameBytes());
         List<byte[]> bad = new ArrayList<>();
         byte[] crc = good.clone();
@@ -249,7 +264,7 @@ abstract class TransportContract
             applied.add(new String(p, StandardCharsets.UTF_8)); // idempotent: a set
             return p;
         });
-        TransportOptions o = new TransportOptions(1 << 20, 150, 12, 5);
+        TransportOptions o = new TransportOptions(1 << 20, 150 * timeScale(), 12, 5);
         FaultInjectingTransport c = new FaultInjectingTransport(open(o, PeerLiveness.ALWAYS), SEED, 0.1, 0.1, 0.1, 20);
         List<CompletableFuture<byte[]>> got = new ArrayList<>();
         for (int i = 0; i < 200; i++)

@@ -93,7 +93,9 @@ public final class TransitionMessages
             String node = r.str("node");
             int levels = r.count("levels", 0);
             int roles = r.count("roles", 0);
-            if ((long) levels * roles > 4096)
+            // Both bounds, not only the product: with roles = 0 the product says nothing and levels empty arrays
+            // would still be allocated (found by the fuzzer: 2^31 x 0 ran the node out of heap).
+            if (levels > 4096 || roles > 4096 || (long) levels * roles > 4096)
                 throw new IllegalArgumentException("NodeSnapshot: " + levels + " x " + roles + " level/role cells is too many");
             long[][] u = new long[levels][roles];
             for (int l = 0; l < levels; l++)
@@ -479,7 +481,8 @@ public final class TransitionMessages
     {
         String codec = r.str("codecId");
         int k = r.i32("k"), m = r.i32("m");
-        if (k < 1 || m < 1 || k + m > 256)
+        // each bound on its own: k + m overflows for k near 2^31 and then passed (found by the fuzzer: new long[k] OOM)
+        if (k < 1 || m < 1 || k > 255 || m > 255 || k + m > 256)
             throw new IllegalArgumentException("StripeLayout: bad k=" + k + " m=" + m);
         long[] lengths = new long[k];
         for (int i = 0; i < k; i++)
