@@ -25,8 +25,9 @@ import io.elect.tsue.engine.UpdateEngine;
 import io.elect.tsue.engine.UpdatePolicy;
 import io.elect.tsue.fs.IoStats;
 import io.elect.tsue.fs.LocalFileLayer;
-import io.elect.tsue.trace.MsrTraceReader;
-import io.elect.tsue.trace.SyntheticTraceGenerator;
+import io.elect.tsue.trace.BlockTraceReader;
+import io.elect.tsue.trace.CloudTraceGenerator;
+
 import io.elect.tsue.trace.TraceOp;
 
 /**
@@ -87,8 +88,8 @@ public final class TsueBench
                                         .parixApplyBytes(16 << 20).dpuRatio(0.005).build();
             int stripes = quick ? 4 : 8;
             long volume = (long) stripes * base.k * base.chunkSize;
-            List<TraceOp> trace = msr != null ? MsrTraceReader.read(msr, volume, 64 << 10, ops)
-                                              : new SyntheticTraceGenerator().generate(42, ops, volume);
+            List<TraceOp> trace = msr != null ? BlockTraceReader.read(BlockTraceReader.Format.MSR, msr, volume, 64 << 10, ops)
+                                              : new CloudTraceGenerator(CloudTraceGenerator.Profile.TEN_CLOUD).generate(42, ops, volume);
             List<String> names = new ArrayList<>();
             names.add(REPLICATED);
             for (UpdatePolicy p : UpdatePolicy.values())
