@@ -53,6 +53,18 @@ public interface NodeService
 
     Map<Long, Long> plogLastTx(String base) throws IOException;
 
+    /** Appends a batch of parity deltas forwarded from TSUE delta log {@code source}; durable and committed. */
+    void plogAppendBatch(String base, long tx, int source, long watermark, List<TxRecord> records) throws IOException;
+
+    /** The highest delta transaction of {@code source} that the log holds or has applied (-1 if none). */
+    long plogWatermark(String base, int source) throws IOException;
+
+    /** Delta log: drops forwarded transactions. */
+    void plogForwarded(String base, long[] txs, boolean sync) throws IOException;
+
+    /** Delta log: every transaction held (records grouped per transaction). */
+    List<List<TxRecord>> plogAll(String base) throws IOException;
+
     /** Memory held by all open parity logs of this node. */
     long plogMemory();
 

@@ -15,30 +15,35 @@ import io.elect.tsue.log.TxRecord;
 
 /**
  * One storage node: its files (through a {@link FileLayer}), its open record logs and its parity logs. Thread-safe.
- * Parity logs whose base starts with {@code plr-} are PLR reserved areas and are preallocated.
+ *
+ * <p>Log kinds by base name: {@code plr-*} are PLR reserved areas (preallocated); {@code tplog} is TSUE's parity log
+ * and {@code tdelta-*} / {@code tdrep-*} the primary and replica copies of TSUE delta logs (concurrent logs: syncs
+ * and applies outside the log's monitor); every other base is a serial parity log (PL, PARIX, DPU).
  */
 public final class StorageNode implements NodeService
 {
+    /** Node-wide settings of the logs. */
+    public record Settings(int pageSize, long rotateBytes, long plrReserve, boolean tsueParityMerge,
+                           java.util.concurrent.Executor io, io.elect.tsue.log.LogTimes times,
+                           java.util.function.LongSupplier clock)
+    {
+    }
+
     private final int id;
     private final FileLayer fs;
     private final ErasureCoder coder;
     private final ParityLog.ChunkNamer names;
-    private final int pageSize;
-    private final long rotateBytes;
-    private final long plrReserve;
+    private final Settings settings;
     private final ConcurrentHashMap<String, RecordLog> logs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ParityLog> plogs = new ConcurrentHashMap<>();
 
-    public StorageNode(int id, FileLayer fs, ErasureCoder coder, ParityLog.ChunkNamer names, int pageSize,
-                       long rotateBytes, long plrReserve)
+    public StorageNode(int id, FileLayer fs, ErasureCoder coder, ParityLog.ChunkNamer names, Settings settings)
     {
         this.id = id;
         this.fs = fs;
         this.coder = coder;
         this.names = names;
-        this.pageSize = pageSize;
-        this.rotateBytes = rotateBytes;
-        this.plrReserve = plrReserve;
+        this.settings = settings;
     }
 
     public FileLayer files()
@@ -147,12 +152,36 @@ public final class StorageNode implements NodeService
             p = plogs.get(base);
             if (p == null)
             {
-                long pre = base.startsWith("plr-") ? plrReserve : 0;
-                p = new ParityLog(fs, base, coder, names, pageSize, pre > 0 ? pre : rotateBytes, pre);
+                p = new ParityLog(fs, base, coder, names, settings.pageSize(), rotateBytes(base), options(base));
                 plogs.put(base, p);
             }
             return p;
         }
+    }
+
+    private long rotateBytes(String base)
+    {
+        return base.startsWith("plr-") ? settings.plrReserve() : settings.rotateBytes();
+    }
+
+    private ParityLog.Options options(String base)
+    {
+        if (base.startsWith("plr-"))
+            return new ParityLog.Options(ParityLog.Role.PARITY, false, true, settings.plrReserve(), null,
+                                         settings.times(), settings.clock());
+        if (base.equals("tplog"))
+            return new ParityLog.Options(ParityLog.Role.PARITY, true, settings.tsueParityMerge(), 0, settings.io(),
+                                         settings.times(), settings.clock());
+        if (base.startsWith("tdelta-") || base.startsWith("tdrep-"))
+            return new ParityLog.Options(ParityLog.Role.DELTA, true, true, 0, settings.io(), settings.times(),
+                                         settings.clock());
+        return new ParityLog.Options(ParityLog.Role.PARITY, false, true, 0, null, settings.times(), settings.clock());
+    }
+
+    /** The parity log of this node with the given base (opened on first use). */
+    public ParityLog parityLog(String base) throws IOException
+    {
+        return plog(base);
     }
 
     @Override
@@ -195,6 +224,31 @@ public final class StorageNode implements NodeService
     public Map<Long, Long> plogLastTx(String base) throws IOException
     {
         return plog(base).lastTxByStripe();
+    }
+
+    @Override
+    public void plogAppendBatch(String base, long tx, int source, long watermark, List<TxRecord> records)
+        throws IOException
+    {
+        plog(base).appendBatch(tx, source, watermark, records);
+    }
+
+    @Override
+    public long plogWatermark(String base, int source) throws IOException
+    {
+        return plog(base).watermark(source);
+    }
+
+    @Override
+    public void plogForwarded(String base, long[] txs, boolean sync) throws IOException
+    {
+        plog(base).forwarded(txs, sync);
+    }
+
+    @Override
+    public List<List<TxRecord>> plogAll(String base) throws IOException
+    {
+        return plog(base).all();
     }
 
     @Override
