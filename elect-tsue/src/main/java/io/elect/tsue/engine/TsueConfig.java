@@ -38,6 +38,8 @@ public final class TsueConfig
     public final int logPools;
     /** TSUE: data deltas of a stripe combined at its delta log into m parity deltas (ablation O5). */
     public final boolean deltaLog;
+    /** TSUE: a delta log forwards when it holds more than this many bytes (and at most this many per forward). */
+    public final long deltaLogBytes;
     /** TSUE recycle workers and DPU merger: the fraction of one core each may use (duty cycle), in (0, 1]. */
     public final double recycleCpuShare;
 
@@ -62,6 +64,7 @@ public final class TsueConfig
         logPool = b.logPool;
         logPools = b.logPools;
         deltaLog = b.deltaLog;
+        deltaLogBytes = b.deltaLogBytes;
         recycleCpuShare = b.recycleCpuShare;
         if (nodes < k + m)
             throw new IllegalArgumentException("nodes must be >= k+m (" + (k + m) + "): " + nodes);
@@ -96,6 +99,7 @@ public final class TsueConfig
         b.logPool = logPool;
         b.logPools = logPools;
         b.deltaLog = deltaLog;
+        b.deltaLogBytes = deltaLogBytes;
         b.recycleCpuShare = recycleCpuShare;
         return b;
     }
@@ -110,7 +114,7 @@ public final class TsueConfig
     {
         private int k = 4, m = 2, chunkSize = 1 << 20, pageSize = 4096, nodes, logUnitBytes = 4 << 20;
         private long logMemoryQuota = 64 << 20, parityApplyBytes = 8 << 20, rotateBytes = 32 << 20,
-            parixApplyBytes = 16 << 20;
+            parixApplyBytes = 16 << 20, deltaLogBytes = 16 << 20;
         private int recycleThreads = 2, plrReserveBytes = 256 << 10;
         private double dpuRatio = 0.005, recycleCpuShare = 1.0;
         private boolean dataLogMerge = true, parityLogMerge = true, logPool = true, deltaLog = true;
@@ -242,6 +246,12 @@ public final class TsueConfig
         public Builder deltaLog(boolean v)
         {
             deltaLog = v;
+            return this;
+        }
+
+        public Builder deltaLogBytes(long v)
+        {
+            deltaLogBytes = positive("deltaLogBytes", v);
             return this;
         }
 

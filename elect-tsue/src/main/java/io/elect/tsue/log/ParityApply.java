@@ -24,7 +24,7 @@ import io.elect.tsue.fs.FileLayer;
  * including the earlier images of the same batch so that writing them in order leaves the right bytes. Old parity is
  * read in parallel on {@code io} when given (the reads of one apply are independent). Stateless.
  */
-final class ParityApply
+public final class ParityApply
 {
     /** New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}. */
     record Image(long stripe, int parityIndex, int offset, byte[] bytes)
@@ -184,8 +184,11 @@ final class ParityApply
         }
     }
 
-    /** XOR-merges extents into disjoint segments; extents closer than a page share one segment. */
-    static List<TxRecord.Extent> coalesce(List<TxRecord.Extent> extents, int pageSize)
+    /**
+     * XOR-merges extents into disjoint segments, sorted by offset; extents less than {@code gap} bytes apart share
+     * one segment (the gap is zero in it). Public for TSUE's delta log, which merges data deltas with gap 0.
+     */
+    public static List<TxRecord.Extent> coalesce(List<TxRecord.Extent> extents, int gap)
     {
         List<TxRecord.Extent> sorted = new ArrayList<>(extents);
         sorted.sort(Comparator.comparingInt(TxRecord.Extent::offset));
@@ -194,7 +197,7 @@ final class ParityApply
         while (i < sorted.size())
         {
             int start = sorted.get(i).offset(), end = sorted.get(i).end(), j = i + 1;
-            while (j < sorted.size() && sorted.get(j).offset() <= end + pageSize)
+            while (j < sorted.size() && sorted.get(j).offset() <= end + gap)
                 end = Math.max(end, sorted.get(j++).end());
             byte[] seg = new byte[end - start];
             for (int x = i; x < j; x++)
