@@ -25,7 +25,7 @@ record Row(String name, UpdatePolicy policy, String ablation)
     {
         TsueConfig.Builder b = base.toBuilder().policy(policy == null ? UpdatePolicy.IN_PLACE : policy);
         if (ablation != null)
-            Ablation.configure(ablation, b);
+            b.ablation(ablation);
         return b.build();
     }
 }

@@ -120,7 +120,7 @@ public final class TsueBench
             if (spec == null || List.of(spec.split(",")).contains(p.name()))
                 rows.add(Row.policy(p));
         if (ablation)
-            for (String level : Ablation.LEVELS)
+            for (String level : TsueConfig.ABLATION_LEVELS)
                 if (spec == null || List.of(spec.split(",")).contains(level))
                     rows.add(new Row("TSUE_" + level, UpdatePolicy.TSUE, level));
         return rows;

@@ -72,6 +72,9 @@ public final class TsueConfig
             throw new IllegalArgumentException("chunkSize must be a multiple of pageSize " + pageSize + ": " + chunkSize);
     }
 
+    /** The levels of {@link Builder#ablation}, in order. */
+    public static final java.util.List<String> ABLATION_LEVELS = java.util.List.of("BASE", "O1", "O2", "O3", "O4", "O5");
+
     public static Builder builder()
     {
         return new Builder();
@@ -118,7 +121,7 @@ public final class TsueConfig
         private int recycleThreads = 2, plrReserveBytes = 256 << 10;
         private double dpuRatio = 0.005, recycleCpuShare = 1.0;
         private boolean dataLogMerge = true, parityLogMerge = true, logPool = true, deltaLog = true;
-        private int logPools = 1;
+        private int logPools = 4;
         private UpdatePolicy policy = UpdatePolicy.TSUE;
 
         private static int positive(String name, long v)
@@ -252,6 +255,26 @@ public final class TsueConfig
         public Builder deltaLogBytes(long v)
         {
             deltaLogBytes = positive("deltaLogBytes", v);
+            return this;
+        }
+
+        /**
+         * A level of the TSUE paper's breakdown (on top of the current settings): BASE = data log + parity log, every
+         * update recycled on its own, one log per pool that appends wait for while it is recycled, one pool, each
+         * data node sending its chunk's parity deltas; O1 + data-log merging; O2 + parity-log merging; O3 + log pool;
+         * O4 + the configured number of pools; O5 + delta log (= all of TSUE).
+         */
+        public Builder ablation(String level)
+        {
+            int n = ABLATION_LEVELS.indexOf(level);
+            if (n < 0)
+                throw new IllegalArgumentException("ablation level must be one of " + ABLATION_LEVELS + ": " + level);
+            dataLogMerge = n >= 1;
+            parityLogMerge = n >= 2;
+            logPool = n >= 3;
+            if (n < 4)
+                logPools = 1;
+            deltaLog = n >= 5;
             return this;
         }
 

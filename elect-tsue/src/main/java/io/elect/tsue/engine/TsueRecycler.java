@@ -177,7 +177,8 @@ final class TsueRecycler
                 ParityLog.xor(e.bytes(), 0, d, 0, d.length);
                 System.arraycopy(e.bytes(), 0, s.bytes, e.offset() - s.start, d.length);
                 ds.add(new Extent(e.offset(), d));
-                w.manifest.add(AbstractEngine.manifestEntry(s.chunk, e.offset(), e.bytes()));
+                if (merged)
+                    w.manifest.add(AbstractEngine.manifestEntry(s.chunk, e.offset(), e.bytes()));
                 bytes += d.length;
             }
             if (merged)
@@ -190,6 +191,17 @@ final class TsueRecycler
         }
         for (Map.Entry<Integer, List<Extent>> c : perChunk.entrySet())
             w.deltaGroups.add(Map.entry(c.getKey(), c.getValue()));
+        if (!merged)
+        {
+            // the manifest names the final bytes of every range written (later updates overwrite earlier ones), so
+            // that recovery finds "all written" after a complete data write
+            LogUnit view = new LogUnit(0, 0, true);
+            for (Span s : w.spans)
+                view.insert(w.stripe, s.chunk, s.extents);
+            for (Map.Entry<Integer, List<Extent>> c : view.extents(w.stripe).entrySet())
+                for (Extent e : c.getValue())
+                    w.manifest.add(AbstractEngine.manifestEntry(c.getKey(), e.offset(), e.bytes()));
+        }
         return bytes;
     }
 
