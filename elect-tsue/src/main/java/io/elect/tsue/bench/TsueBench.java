@@ -34,7 +34,7 @@ public final class TsueBench
         Path dir = Path.of("run/tsue-bench"), out = null;
         boolean quick = false, ablation = true, direct = true;
         int reps = 3, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
-        double seconds = 40, cpuShare = 1.0;
+        double seconds = 30, latencySeconds = 8, cpuShare = 1.0;
         String codes = "6,4/4,2/12,4", traceSpec = "ten", rowsSpec = null;
         for (int i = 0; i < args.length; i++)
         {
@@ -46,6 +46,7 @@ public final class TsueBench
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
                 case "--updates" -> updates = Integer.parseInt(args[++i]);
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--latency-seconds" -> latencySeconds = Double.parseDouble(args[++i]);
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
                 case "--codes" -> codes = args[++i];
                 case "--volume-mib" -> volumeMiB = Integer.parseInt(args[++i]);
@@ -62,7 +63,8 @@ public final class TsueBench
         {
             reps = Math.min(reps, 2);
             updates = Math.min(updates, 50_000);
-            seconds = Math.min(seconds, 12);
+            seconds = Math.min(seconds, 10);
+            latencySeconds = Math.min(latencySeconds, 4);
             volumeMiB = Math.min(volumeMiB, 768);
         }
         List<String> lines = new ArrayList<>();
@@ -70,7 +72,7 @@ public final class TsueBench
         {
             int k = Integer.parseInt(code.split(",")[0]), m = Integer.parseInt(code.split(",")[1]);
             TsueConfig base = TsueConfig.builder().code(k, m).chunkSize(1 << 20).pageSize(4096)
-                                        .logUnitBytes(4 << 20).logMemoryQuota(64 << 20)
+                                        .logUnitBytes(16 << 20).logMemoryQuota(128 << 20).deltaLogBytes(16 << 20)
                                         .recycleThreads(recycleThreads).recycleCpuShare(cpuShare)
                                         .parityApplyBytes(8 << 20).plrReserveBytes(256 << 10)
                                         .parixApplyBytes(16 << 20).dpuRatio(0.005).build();
@@ -98,8 +100,8 @@ public final class TsueBench
                     Collections.shuffle(order, new Random(rep * 31L + k));
                     for (Row row : order)
                     {
-                        Map<String, Object> r = RowRun.run(row, base, vol, coder, trace, threads, seconds, rep,
-                                                           traceName);
+                        Map<String, Object> r = RowRun.run(row, base, vol, coder, trace, threads, seconds,
+                                                           latencySeconds, rep, traceName);
                         String line = RowRun.json(r);
                         System.out.println(line);
                         lines.add(line);

@@ -156,6 +156,10 @@ final class DeltaLogs
             send(p, txs, noFilter);
             dropForwarded(p, txs, false);
             recordTimes(txs, start);
+            // back-pressure on the parity logs that received the batch: apply those far above the apply threshold
+            for (int l = 0; l < cluster.size(); l++)
+                if (cluster.local(l).parityLog(TPLOG).memoryBytes() > 2 * cfg.parityApplyBytes)
+                    cluster.local(l).parityLog(TPLOG).apply();
             return true;
         }
     }

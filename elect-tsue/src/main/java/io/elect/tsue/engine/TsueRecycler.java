@@ -222,6 +222,11 @@ final class TsueRecycler
         for (Map.Entry<Integer, List<StripeWork>> e : byLog.entrySet())
             tasks.add(() -> {
                 int p = e.getKey(), r = deltas.replicaNode(e.getValue().get(0).stripe);
+                // back-pressure: a delta log the back-end thread has not kept up with is forwarded here first, so
+                // delta logs stay bounded and a slow back end slows recycling and then the front end
+                while (deltas.memory(p) > 2 * cfg.deltaLogBytes && deltas.forward(p))
+                {
+                }
                 List<TxRecord> records = new ArrayList<>();
                 Map<TxRecord, Integer> from = new HashMap<>();
                 for (StripeWork w : e.getValue())
