@@ -23,7 +23,8 @@ import io.elect.tsue.trace.TraceOp;
  * interleaved in shuffled order; measures the device in the same run. Prints one JSON object per row and writes
  * them all to {@code --out}.
  *
- * <p>Usage: {@code TsueBench --dir DIR --out FILE.json [--quick] [--reps N] [--updates N] [--seconds S]
+ * <p>Usage: {@code TsueBench --dir DIR --out FILE.json [--quick] [--reps N] [--reps-other N] [--updates N]
+ * [--seconds S] [--latency-seconds S]
  * [--threads N] [--codes 6,4/4,2/12,4] [--volume-mib N] [--trace ten|ali|msr:FILE|alibaba:FILE|tencent:FILE]
  * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X]}
  */
@@ -33,8 +34,8 @@ public final class TsueBench
     {
         Path dir = Path.of("run/tsue-bench"), out = null;
         boolean quick = false, ablation = true, direct = true;
-        int reps = 3, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
-        double seconds = 30, latencySeconds = 8, cpuShare = 1.0;
+        int reps = 3, repsOther = -1, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
+        double seconds = 15, latencySeconds = 5, cpuShare = 1.0;
         String codes = "6,4/4,2/12,4", traceSpec = "ten", rowsSpec = null;
         for (int i = 0; i < args.length; i++)
         {
@@ -44,6 +45,7 @@ public final class TsueBench
                 case "--out" -> out = Path.of(args[++i]);
                 case "--quick" -> quick = true;
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
+                case "--reps-other" -> repsOther = Integer.parseInt(args[++i]);
                 case "--updates" -> updates = Integer.parseInt(args[++i]);
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
                 case "--latency-seconds" -> latencySeconds = Double.parseDouble(args[++i]);
@@ -59,12 +61,15 @@ public final class TsueBench
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
         }
+        if (repsOther < 0)
+            repsOther = reps;
         if (quick)
         {
             reps = Math.min(reps, 2);
+            repsOther = Math.min(repsOther, 2);
             updates = Math.min(updates, 50_000);
-            seconds = Math.min(seconds, 10);
-            latencySeconds = Math.min(latencySeconds, 4);
+            seconds = Math.min(seconds, 8);
+            latencySeconds = Math.min(latencySeconds, 3);
             volumeMiB = Math.min(volumeMiB, 768);
         }
         List<String> lines = new ArrayList<>();
@@ -94,7 +99,8 @@ public final class TsueBench
                 System.out.println(devLine);
                 lines.add(devLine);
                 List<Row> rows = rows(rowsSpec, ablation && k == 6 && m == 4);
-                for (int rep = 0; rep < reps; rep++)
+                int codeReps = k == 6 && m == 4 ? reps : repsOther;
+                for (int rep = 0; rep < codeReps; rep++)
                 {
                     List<Row> order = new ArrayList<>(rows);
                     Collections.shuffle(order, new Random(rep * 31L + k));
