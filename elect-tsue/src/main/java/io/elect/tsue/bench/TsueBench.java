@@ -129,7 +129,7 @@ public final class TsueBench
                 rows.add(Row.policy(p));
         if (ablation)
             for (String level : TsueConfig.ABLATION_LEVELS)
-                if (spec == null || List.of(spec.split(",")).contains(level))
+                if (!level.equals("O5") && (spec == null || List.of(spec.split(",")).contains(level)))   // O5 is the TSUE row
                     rows.add(new Row("TSUE_" + level, UpdatePolicy.TSUE, level));
         return rows;
     }
