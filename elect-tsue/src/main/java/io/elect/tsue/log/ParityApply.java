@@ -26,8 +26,11 @@ import io.elect.tsue.fs.FileLayer;
  */
 public final class ParityApply
 {
-    /** New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}. */
-    record Image(long stripe, int parityIndex, int offset, byte[] bytes)
+    /**
+     * New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}, page-aligned, with the old
+     * bytes they replace (for the APPLY record's page checksums).
+     */
+    record Image(long stripe, int parityIndex, int offset, byte[] bytes, byte[] old)
     {
     }
 
@@ -35,8 +38,12 @@ public final class ParityApply
     {
     }
 
-    static List<Image> images(List<TxRecord> records, boolean merge, FileLayer fs, ParityLog.ChunkNamer names,
-                              ErasureCoder coder, int pageSize, Executor io) throws IOException
+    /**
+     * The page-aligned parity deltas of the records, in apply order (per stripe and parity chunk; merged: XOR-merged
+     * and coalesced segments; unmerged: every extent in log order). {@link Image#bytes()} holds the delta; the same
+     * records always give the same list, which is what lets recovery redo an apply from its APPLY record.
+     */
+    static List<Image> deltas(List<TxRecord> records, boolean merge, ErasureCoder coder, int pageSize)
     {
         // per (stripe, parity index): the parity-delta extents, in log order
         Map<Long, Map<Integer, List<TxRecord.Extent>>> deltas = new LinkedHashMap<>();
@@ -45,17 +52,26 @@ public final class ParityApply
             collect(r, deltas, parix, pageSize);
         parixDeltas(parix, deltas, coder, pageSize);
         List<Image> out = new ArrayList<>();
-        List<CompletableFuture<byte[]>> reads = new ArrayList<>();
         for (Map.Entry<Long, Map<Integer, List<TxRecord.Extent>>> s : deltas.entrySet())
             for (Map.Entry<Integer, List<TxRecord.Extent>> pj : s.getValue().entrySet())
-            {
-                String chunk = names.chunk(s.getKey(), coder.dataChunks() + pj.getKey());
                 for (TxRecord.Extent seg : merge ? coalesce(pj.getValue(), pageSize) : pj.getValue())
                 {
-                    out.add(new Image(s.getKey(), pj.getKey(), seg.offset(), seg.bytes()));
-                    reads.add(read(fs, chunk, seg.offset(), seg.bytes().length, io));
+                    // whole pages: what direct I/O moves anyway, and the unit of the APPLY record's checksums
+                    TxRecord.Extent cover = pageCover(seg, pageSize);
+                    out.add(new Image(s.getKey(), pj.getKey(), cover.offset(), cover.bytes(), null));
                 }
-            }
+        return out;
+    }
+
+    /** The new parity images of the records: old parity (read in parallel on io) XOR the deltas. */
+    static List<Image> images(List<TxRecord> records, boolean merge, FileLayer fs, ParityLog.ChunkNamer names,
+                              ErasureCoder coder, int pageSize, Executor io) throws IOException
+    {
+        List<Image> out = deltas(records, merge, coder, pageSize);
+        List<CompletableFuture<byte[]>> reads = new ArrayList<>();
+        for (Image d : out)
+            reads.add(read(fs, names.chunk(d.stripe(), coder.dataChunks() + d.parityIndex()), d.offset(),
+                           d.bytes().length, io));
         // image = old parity XOR delta; unmerged: the old parity of an extent includes earlier images of the batch
         Map<String, List<TxRecord.Extent>> written = new LinkedHashMap<>();   // earlier images, oldest first
         for (int i = 0; i < out.size(); i++)
@@ -65,12 +81,24 @@ public final class ParityApply
             if (!merge)
                 overlayEarlier(written.computeIfAbsent(d.stripe() + ":" + d.parityIndex(), x -> new ArrayList<>()),
                                d.offset(), img);
+            byte[] old = img.clone();
             xor(d.bytes(), 0, img, 0, img.length);
-            out.set(i, new Image(d.stripe(), d.parityIndex(), d.offset(), img));
+            out.set(i, new Image(d.stripe(), d.parityIndex(), d.offset(), img, old));
             if (!merge)
                 written.get(d.stripe() + ":" + d.parityIndex()).add(new TxRecord.Extent(d.offset(), img));
         }
         return out;
+    }
+
+    /** The extent widened to whole pages, its bytes zero outside the original range. */
+    static TxRecord.Extent pageCover(TxRecord.Extent e, int pageSize)
+    {
+        int start = e.offset() / pageSize * pageSize, end = (e.end() + pageSize - 1) / pageSize * pageSize;
+        if (start == e.offset() && end == e.end())
+            return e;
+        byte[] b = new byte[end - start];
+        System.arraycopy(e.bytes(), 0, b, e.offset() - start, e.bytes().length);
+        return new TxRecord.Extent(start, b);
     }
 
     private static CompletableFuture<byte[]> read(FileLayer fs, String chunk, int offset, int len, Executor io)

@@ -33,9 +33,12 @@ import io.elect.tsue.fs.FileLayer;
  * the highest delta transaction it covers, and the highest such watermark per source survives applies and
  * rotations (WATERMARK), so a forward redone after a crash can leave out what this log already has.
  *
- * <p>Apply merges the committed deltas per parity chunk (see {@link ParityApply}), logs the new parity images
- * (IMAGES, synced), writes them in place, syncs, and logs DONE. Replaying IMAGES without DONE is idempotent, so a
- * crash during the in-place writes never applies a delta twice.
+ * <p>Apply merges the committed deltas per parity chunk (see {@link ParityApply}), logs an APPLY record (synced:
+ * the transactions applied and, per 4 KiB page written, the checksums of its old and new bytes), writes the pages
+ * in place, syncs, and logs DONE. On open, an APPLY without DONE is finished page by page (a page with its new
+ * checksum is skipped, one with its old checksum gets the delta), so a crash during the in-place writes never
+ * applies a delta twice or loses one. Page writes are assumed atomic (4 KiB, aligned, direct I/O). Older logs'
+ * IMAGES records (the new bytes themselves) are still replayed.
  *
  * <p>Files: {@code <base>.<generation>}. Every generation starts with the unapplied records of the previous one and
  * a ROTATED marker, and is synced before older generations are deleted: on open, the newest generation with a
@@ -56,6 +59,7 @@ public final class ParityLog
     public static final int TYPE_FORWARDED = 16;
     public static final int TYPE_WATERMARK = 17;
     public static final int TYPE_ROTATED = 18;
+    public static final int TYPE_APPLY = 19;
 
     /** Names chunk files; shared with the engines. */
     public interface ChunkNamer
@@ -106,6 +110,8 @@ public final class ParityLog
     private long generation;
     private RecordLog log;
     private long batch;
+    /** Load: the payload of an APPLY whose DONE was not found (the apply was cut), redone before rotating. */
+    private ByteBuffer pendingApply;
     private int inflight;
 
     public ParityLog(FileLayer fs, String base, ErasureCoder coder, ChunkNamer names, int pageSize, long rotateBytes,
@@ -129,6 +135,7 @@ public final class ParityLog
             if (f.startsWith(base + ".") && f.substring(base.length() + 1).matches("\\d+"))
                 gens.add(Long.parseLong(f.substring(base.length() + 1)));
         gens.sort(Comparator.reverseOrder());
+        boolean found = false;
         for (long g : gens)
         {
             List<RecordLog.Entry> entries = RecordLog.scan(fs, base + "." + g);
@@ -136,11 +143,107 @@ public final class ParityLog
             {
                 for (RecordLog.Entry e : entries)
                     replay(e);
+                found = true;
                 break;
             }
         }
+        if (!found)   // logs written before ROTATED markers existed: every generation, oldest first
+            for (long g : gens.stream().sorted().toList())
+                for (RecordLog.Entry e : RecordLog.scan(fs, base + "." + g))
+                    replay(e);
         generation = gens.isEmpty() ? 0 : gens.get(0);
+        if (pendingApply != null)
+            redoApply(pendingApply);
+        pendingApply = null;
         rotate(gens);
+    }
+
+    /** The transaction ids of an APPLY payload. */
+    private static long[] applyTxs(ByteBuffer apply)
+    {
+        ByteBuffer b = apply.duplicate();
+        b.position(9);
+        return readIds(b);
+    }
+
+    /**
+     * Finishes an apply that a crash cut: per page of every image, in order, the page is left alone if it already
+     * holds the new bytes (its checksum is the new one), updated with the delta if it holds the old ones, and the
+     * log refuses to open otherwise (a page torn inside: writes of a 4 KiB page are assumed atomic). Then the
+     * transactions are dropped, as a DONE would.
+     */
+    private void redoApply(ByteBuffer apply) throws IOException
+    {
+        ByteBuffer b = apply.duplicate();
+        b.getLong();
+        boolean merged = b.get() != 0;
+        long[] ids = readIds(b);
+        List<TxRecord> records = new ArrayList<>();
+        for (long tx : ids)
+        {
+            List<TxRecord> rs = txs.get(tx);
+            if (rs == null)
+                throw new IOException(base + ": apply names transaction " + tx + " that the log does not hold");
+            records.addAll(rs);
+        }
+        List<ParityApply.Image> deltas = ParityApply.deltas(records, merged, coder, pageSize);
+        int n = b.getInt();
+        if (n != deltas.size())
+            throw new IOException(base + ": apply record has " + n + " images, its transactions give " + deltas.size());
+        // per page, its states in write order: old bytes of the first image, then the new bytes of each image
+        // that writes it (unmerged applies write a page once per extent); the page holds one of them
+        Map<String, List<long[]>> chain = new LinkedHashMap<>();   // chunk@page -> {oldCrc, newCrc, image, page}
+        for (int i = 0; i < deltas.size(); i++)
+        {
+            ParityApply.Image d = deltas.get(i);
+            long stripe = b.getLong();
+            int j = b.getShort() & 0xffff, off = b.getInt(), pages = b.getInt();
+            if (stripe != d.stripe() || j != d.parityIndex() || off != d.offset() || pages * pageSize != d.bytes().length)
+                throw new IOException(base + ": apply record does not match its transactions at stripe " + stripe);
+            String chunk = names.chunk(stripe, coder.dataChunks() + j);
+            for (int p = 0; p < pages; p++)
+                chain.computeIfAbsent(chunk + "@" + (off / pageSize + p), x -> new ArrayList<>())
+                     .add(new long[]{ b.getInt(), b.getInt(), i, p });
+        }
+        Set<String> touched = new HashSet<>();
+        int redone = 0;
+        for (Map.Entry<String, List<long[]>> e : chain.entrySet())
+        {
+            String chunk = e.getKey().substring(0, e.getKey().indexOf('@'));
+            long pos = Long.parseLong(e.getKey().substring(e.getKey().indexOf('@') + 1)) * pageSize;
+            List<long[]> steps = e.getValue();
+            byte[] cur = fs.readFully(chunk, pos, pageSize);
+            int crc = crc(cur), from = -1;
+            for (int t = steps.size() - 1; t >= 0 && from < 0; t--)
+                if ((int) steps.get(t)[1] == crc)
+                    from = t + 1;
+            if (from < 0 && (int) steps.get(0)[0] == crc)
+                from = 0;
+            if (from < 0)
+                throw new IOException(base + ": parity page at " + pos + " of " + chunk
+                                      + " holds none of the states of the cut apply (torn write?)");
+            if (from == steps.size())
+                continue;
+            for (int t = from; t < steps.size(); t++)
+                xor(deltas.get((int) steps.get(t)[2]).bytes(), (int) steps.get(t)[3] * pageSize, cur, 0, pageSize);
+            fs.write(chunk, pos, cur, 0, pageSize);
+            touched.add(chunk);
+            redone++;
+        }
+        for (String c : touched)
+            fs.sync(c);
+        for (long tx : ids)
+            forget(tx);
+        if (redone > 0)
+            org.slf4j.LoggerFactory.getLogger(ParityLog.class).info("{}: redid {} parity pages of a cut apply", base,
+                                                                     redone);
+    }
+
+    private static int crc(byte[] page)
+    {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(page);
+        return (int) c.getValue();
     }
 
     private void replay(RecordLog.Entry e) throws IOException
@@ -159,13 +262,23 @@ public final class ParityLog
                     forget(tx);
             }
             case TYPE_IMAGES -> replayImages(b);
+            case TYPE_APPLY -> pendingApply = b.duplicate();
+            case TYPE_DONE -> {
+                long id = b.getLong();
+                if (pendingApply != null && pendingApply.getLong(0) == id)
+                {
+                    for (long tx : applyTxs(pendingApply))
+                        forget(tx);
+                    pendingApply = null;
+                }
+            }
             case TYPE_BATCH -> rememberBatch(b);
             case TYPE_WATERMARK -> {
                 int n = b.getInt();
                 for (int i = 0; i < n; i++)
                     watermarks.merge(b.getInt(), b.getLong(), Math::max);
             }
-            case TYPE_DONE, TYPE_ROTATED -> { }
+            case TYPE_ROTATED -> { }
             default -> throw new IOException("unknown record type " + e.type() + " in log " + base);
         }
     }
@@ -585,27 +698,38 @@ public final class ParityLog
         if (ready.isEmpty())
             return 0;
         List<ParityApply.Image> images = ParityApply.images(records, opt.merge(), fs, names, coder, pageSize, opt.io());
-        Payload body = new Payload(1 << 16);
-        for (ParityApply.Image img : images)
-            body.i64(img.stripe()).u16(img.parityIndex()).i32(img.offset()).i32(img.bytes().length)
-                .bytes(img.bytes(), 0, img.bytes().length);
         long id;
         synchronized (this)
         {
             id = ++batch;
         }
-        Payload rec = new Payload(body.length() + 16 + 8 * ready.size());
-        rec.i64(id).i32(ready.size());
+        // APPLY: what this apply will write, as checksums of the old and new bytes of every page (not the bytes: the
+        // transactions hold the deltas), synced before the first in-place write so that a cut apply can be finished
+        int pages = 0;
+        for (ParityApply.Image img : images)
+            pages += img.bytes().length / pageSize;
+        Payload rec = new Payload(32 + 8 * ready.size() + 18 * images.size() + 8 * pages);
+        rec.i64(id).u8(opt.merge() ? 1 : 0).i32(ready.size());
         for (long tx : ready)
             rec.i64(tx);
         rec.i32(images.size());
-        byte[] b = body.toBytes();
-        rec.bytes(b, 0, b.length);
+        for (ParityApply.Image img : images)
+        {
+            int n = img.bytes().length / pageSize;
+            rec.i64(img.stripe()).u16(img.parityIndex()).i32(img.offset()).i32(n);
+            for (int p = 0; p < n; p++)
+            {
+                java.util.zip.CRC32C o = new java.util.zip.CRC32C(), w = new java.util.zip.CRC32C();
+                o.update(img.old(), p * pageSize, pageSize);
+                w.update(img.bytes(), p * pageSize, pageSize);
+                rec.i32((int) o.getValue()).i32((int) w.getValue());
+            }
+        }
         RecordLog l = begin();
         long written = 0;
         try
         {
-            l.append(TYPE_IMAGES, rec.toBytes(), true);
+            l.append(TYPE_APPLY, rec.toBytes(), true);
             written = writeImages(images);
             l.append(TYPE_DONE, new Payload(8).i64(id).toBytes(), false);
             synchronized (this)
