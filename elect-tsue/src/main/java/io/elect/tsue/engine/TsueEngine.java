@@ -263,7 +263,7 @@ final class TsueEngine extends AbstractEngine
     private void unitDone(LogUnit u) throws IOException
     {
         for (int n : u.nodes)
-            cluster.local(n).delete(u.file());
+            cluster.local(n).retire(u.file());   // kept for reuse by a later unit: appends into allocated blocks
         pools[u.pool].done(u);
         logger.debug("data-log unit {} recycled: {} bytes appended, {} ms after sealing", u.id, u.appended.get(),
                      (System.nanoTime() - u.sealedNanos) / 1_000_000);
@@ -348,7 +348,7 @@ final class TsueEngine extends AbstractEngine
         {
             recycler.recyclePart(u, 0, 1);
             for (int n : u.nodes)
-                cluster.local(n).delete(u.file());
+                cluster.local(n).retire(u.file());
         }
         applyAllParity();
         logger.info("TSUE recovery: {} data-log units recycled again, {} ms", recovered.size(),

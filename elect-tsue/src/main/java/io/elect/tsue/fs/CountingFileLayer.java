@@ -72,6 +72,12 @@ public final class CountingFileLayer implements FileLayer
     }
 
     @Override
+    public void rename(String from, String to) throws IOException
+    {
+        delegate.rename(from, to);
+    }
+
+    @Override
     public List<String> list() throws IOException
     {
         return delegate.list();

@@ -260,6 +260,21 @@ public final class LocalFileLayer implements FileLayer, AutoCloseable
     }
 
     @Override
+    public void rename(String from, String to) throws IOException
+    {
+        MemFileLayer.checkName(from);
+        MemFileLayer.checkName(to);
+        FileChannel a = open.remove(from), b = open.remove(to);
+        if (a != null)
+            a.close();
+        if (b != null)
+            b.close();
+        edgeLocks.remove(from);
+        Files.move(dir.resolve(from), dir.resolve(to), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                   java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    @Override
     public List<String> list() throws IOException
     {
         List<String> names = new ArrayList<>();

@@ -144,6 +144,12 @@ public final class InMemoryTransport implements Transport
             d.delete(file);
         }
 
+        public void retire(String log) throws IOException
+        {
+            count(0);
+            d.retire(log);
+        }
+
         public List<String> list(String prefix) throws IOException
         {
             count(0);

@@ -35,6 +35,13 @@ public interface NodeService
     /** Deletes a file (closing it first if it is an open record log). */
     void delete(String file) throws IOException;
 
+    /**
+     * Retires a record log that is no longer needed: its records are invalidated (header epoch bumped, synced) and
+     * the file is kept for reuse by a later new log of this node, whose appends then overwrite blocks the file
+     * system already allocated (a synced append then needs no journal commit). Absent files are ignored.
+     */
+    void retire(String log) throws IOException;
+
     /** File names starting with prefix. */
     List<String> list(String prefix) throws IOException;
 

@@ -36,6 +36,11 @@ public final class StorageNode implements NodeService
     private final Settings settings;
     private final ConcurrentHashMap<String, RecordLog> logs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ParityLog> plogs = new ConcurrentHashMap<>();
+    /** Retired record-log files ready for reuse (guarded by the logs monitor; loaded from the directory lazily). */
+    private java.util.ArrayDeque<String> free;
+    private long freeIds;
+    private static final String FREE = "free-";
+    private static final int MAX_FREE = 16;
 
     public StorageNode(int id, FileLayer fs, ErasureCoder coder, ParityLog.ChunkNamer names, Settings settings)
     {
@@ -93,11 +98,58 @@ public final class StorageNode implements NodeService
             l = logs.get(name);
             if (l == null)
             {
+                if (fs.size(name) < 0)
+                {
+                    String free = freeFile();
+                    if (free != null)
+                        fs.rename(free, name);   // a retired log: valid header, no valid record
+                }
                 l = RecordLog.open(fs, name);
                 l.takeRecovered();
                 logs.put(name, l);
             }
             return l;
+        }
+    }
+
+    /** REQUIRES: the logs monitor. A retired file to reuse, or null. */
+    private String freeFile() throws IOException
+    {
+        if (free == null)
+        {
+            free = new java.util.ArrayDeque<>();
+            for (String f : fs.list())
+                if (f.startsWith(FREE))
+                {
+                    free.add(f);
+                    freeIds = Math.max(freeIds, Long.parseLong(f.substring(FREE.length())) + 1);
+                }
+        }
+        return free.poll();
+    }
+
+    @Override
+    public void retire(String file) throws IOException
+    {
+        synchronized (logs)
+        {
+            RecordLog l = logs.remove(file);
+            if (l == null)
+            {
+                if (fs.size(file) < 0)
+                    return;
+                l = RecordLog.open(fs, file);
+            }
+            freeFile();
+            if (free.size() >= MAX_FREE)
+            {
+                fs.delete(file);
+                return;
+            }
+            l.reset();   // synced: the old records are invalid before the file leaves its name
+            String name = FREE + freeIds++;
+            fs.rename(file, name);
+            free.add(name);
         }
     }
 

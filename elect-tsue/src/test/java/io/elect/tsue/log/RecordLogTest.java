@@ -107,6 +107,7 @@ class RecordLogTest
             }
             public long size(String n) throws IOException { return mem.size(n); }
             public void delete(String n) throws IOException { mem.delete(n); }
+            public void rename(String a, String b) throws IOException { mem.rename(a, b); }
             public java.util.List<String> list() throws IOException { return mem.list(); }
         };
         RecordLog log = RecordLog.open(slow, "g");
