@@ -89,11 +89,12 @@ md = ["Command: `%s` (%s; %s; medians over repetitions, spread = min..max over i
 if device:
     md += ["Device (same run, one thread): " + "; ".join(
         "RS(%d,%d) volume: 4 KiB O_DIRECT random read p50 %.0f us / p99 %.0f us, synced 4 KiB append p50 %.0f / p99 "
-        "%.0f us, 2-way synced append p50 %.0f / p99 %.0f us" % (d["k"], d["m"], d["rand_read_4k_p50_us"],
-                                                                 d["rand_read_4k_p99_us"], d["synced_append_4k_p50_us"],
-                                                                 d["synced_append_4k_p99_us"],
-                                                                 d["synced_append_2way_p50_us"],
-                                                                 d["synced_append_2way_p99_us"]) for d in device), ""]
+        "%.0f us, 2-way synced append p50 %.0f / p99 %.0f us, the same while another thread writes %.0f MB/s: "
+        "p50 %.0f / p99 %.0f us" % (d["k"], d["m"], d["rand_read_4k_p50_us"], d["rand_read_4k_p99_us"],
+                                     d["synced_append_4k_p50_us"], d["synced_append_4k_p99_us"],
+                                     d["synced_append_2way_p50_us"], d["synced_append_2way_p99_us"],
+                                     d.get("bg_write_mb_per_s", float("nan")), d.get("synced_append_2way_bg_p50_us", float("nan")),
+                                     d.get("synced_append_2way_bg_p99_us", float("nan"))) for d in device), ""]
 HDR = ("| policy | updates | ops/update | R/W KiB/update | network KiB/update | updates/s (min..max) | updates/s incl. "
        "drain | p50 us | p99 us (min..max) | p99 loaded us | log MiB mean/peak | drain s | cpu | dev |")
 SEP = "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -26,7 +26,7 @@ import io.elect.tsue.trace.TraceOp;
  * <p>Usage: {@code TsueBench --dir DIR --out FILE.json [--quick] [--reps N] [--reps-other N] [--updates N]
  * [--seconds S] [--latency-seconds S]
  * [--threads N] [--codes 6,4/4,2/12,4] [--volume-mib N] [--trace ten|ali|msr:FILE|alibaba:FILE|tencent:FILE]
- * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X]}
+ * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X] [--log-pools N]}
  */
 public final class TsueBench
 {
@@ -34,7 +34,7 @@ public final class TsueBench
     {
         Path dir = Path.of("run/tsue-bench"), out = null;
         boolean quick = false, ablation = true, direct = true;
-        int reps = 3, repsOther = -1, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
+        int logPools = 4, reps = 3, repsOther = -1, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
         double seconds = 15, latencySeconds = 5, cpuShare = 1.0;
         String codes = "6,4/4,2/12,4", traceSpec = "ten", rowsSpec = null;
         for (int i = 0; i < args.length; i++)
@@ -57,6 +57,7 @@ public final class TsueBench
                 case "--no-ablation" -> ablation = false;
                 case "--no-direct" -> direct = false;
                 case "--recycle-threads" -> recycleThreads = Integer.parseInt(args[++i]);
+                case "--log-pools" -> logPools = Integer.parseInt(args[++i]);
                 case "--recycle-cpu-share" -> cpuShare = Double.parseDouble(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
@@ -77,7 +78,7 @@ public final class TsueBench
         {
             int k = Integer.parseInt(code.split(",")[0]), m = Integer.parseInt(code.split(",")[1]);
             TsueConfig base = TsueConfig.builder().code(k, m).chunkSize(1 << 20).pageSize(4096)
-                                        .logUnitBytes(16 << 20).logMemoryQuota(128 << 20).deltaLogBytes(16 << 20)
+                                        .logUnitBytes(16 << 20).logMemoryQuota(128 << 20).deltaLogBytes(16 << 20).logPools(logPools)
                                         .recycleThreads(recycleThreads).recycleCpuShare(cpuShare)
                                         .parityApplyBytes(8 << 20).plrReserveBytes(256 << 10)
                                         .parixApplyBytes(16 << 20).dpuRatio(0.005).build();
