@@ -25,6 +25,7 @@ public final class Cluster
     private final Transport transport;
     private final java.util.concurrent.ThreadPoolExecutor io;
     private final io.elect.tsue.log.LogTimes times = new io.elect.tsue.log.LogTimes();
+    private final java.util.function.LongSupplier clock = System::nanoTime;
 
     public Cluster(TsueConfig cfg, ErasureCoder coder, List<? extends FileLayer> files)
     {
@@ -48,7 +49,7 @@ public final class Cluster
         });
         io.allowCoreThreadTimeOut(true);
         StorageNode.Settings settings = new StorageNode.Settings(cfg.pageSize, cfg.rotateBytes, cfg.plrReserveBytes,
-                                                                 cfg.parityLogMerge, io, times, System::nanoTime);
+                                                                 cfg.parityLogMerge, io, times, clock);
         for (int i = 0; i < cfg.nodes; i++)
         {
             stats[i] = new IoStats();
@@ -65,6 +66,12 @@ public final class Cluster
     public java.util.concurrent.Executor bulkIo()
     {
         return io;
+    }
+
+    /** The monotonic clock (nanoseconds) that log timing and pacing read; one seam for tests and simulation. */
+    public java.util.function.LongSupplier clock()
+    {
+        return clock;
     }
 
     /** Time data bytes spend in each log (TSUE Table II). */

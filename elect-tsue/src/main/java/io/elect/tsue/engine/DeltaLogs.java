@@ -147,7 +147,7 @@ final class DeltaLogs
     {
         synchronized (locks[p])
         {
-            long start = System.nanoTime();
+            long start = cluster.clock().getAsLong();
             List<List<TxRecord>> txs = cluster.local(p).parityLog(primary(p))
                                               .committedPrefix(cfg.deltaLogBytes, belowId(p));
             if (txs.isEmpty())
@@ -278,7 +278,7 @@ final class DeltaLogs
         for (List<TxRecord> t : txs)
             for (TxRecord rec : t)
                 bytes += rec.bytes();
-        times.recycle(LogTimes.Log.DELTA, bytes, System.nanoTime() - start);
+        times.recycle(LogTimes.Log.DELTA, bytes, cluster.clock().getAsLong() - start);
     }
 
     /** The delta logs present on any node (primaries and replicas), as primary node ids. */

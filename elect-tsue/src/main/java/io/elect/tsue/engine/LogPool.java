@@ -154,11 +154,6 @@ final class LogPool
         notifyAll();
     }
 
-    Exception failure()
-    {
-        return failure;
-    }
-
     /** The units, oldest first (sealed ones, then the active one if any). */
     synchronized List<LogUnit> snapshot()
     {

@@ -68,7 +68,7 @@ final class TsueEngine extends AbstractEngine
         LogPool.Budget budget = new LogPool.Budget((int) Math.max(2, cfg.logMemoryQuota / cfg.logUnitBytes));
         pools = new LogPool[cfg.logPools];
         for (int p = 0; p < pools.length; p++)
-            pools[p] = new LogPool(p, cfg, budget, unitIds, System::nanoTime);
+            pools[p] = new LogPool(p, cfg, budget, unitIds, cluster.clock());
         workers = new ExecutorService[cfg.recycleThreads];
         for (int w = 0; w < workers.length; w++)
             workers[w] = Executors.newSingleThreadExecutor(daemon("tsue-recycle-" + w));
@@ -99,7 +99,7 @@ final class TsueEngine extends AbstractEngine
         long size = 0;
         for (Extent e : sorted)
             size += e.bytes().length;
-        long t0 = System.nanoTime();
+        long t0 = cluster.clock().getAsLong();
         List<LogUnit> sealed = new ArrayList<>();
         StripeOrder order = orders.computeIfAbsent(stripe, x -> new StripeOrder());
         LogUnit u = pool(stripe).acquire(size, sealer(sealed));
@@ -140,7 +140,7 @@ final class TsueEngine extends AbstractEngine
         {
             u.appenders.readLock().unlock();
         }
-        long t1 = System.nanoTime();
+        long t1 = cluster.clock().getAsLong();
         times.append(LogTimes.Log.DATA, size, t1 - t0);
         u.durable(size, t1);
         samplePeak();
@@ -166,7 +166,7 @@ final class TsueEngine extends AbstractEngine
 
     private void noteBuffer(LogUnit u)
     {
-        double[] b = u.bufferTime(System.nanoTime());
+        double[] b = u.bufferTime(cluster.clock().getAsLong());
         if (b[0] > 0)
             times.buffer(LogTimes.Log.DATA, (long) b[0], (long) (b[1] / b[0]));
     }
@@ -266,7 +266,7 @@ final class TsueEngine extends AbstractEngine
             cluster.local(n).retire(u.file());   // kept for reuse by a later unit: appends into allocated blocks
         pools[u.pool].done(u);
         logger.debug("data-log unit {} recycled: {} bytes appended, {} ms after sealing", u.id, u.appended.get(),
-                     (System.nanoTime() - u.sealedNanos) / 1_000_000);
+                     (cluster.clock().getAsLong() - u.sealedNanos) / 1_000_000);
     }
 
     @Override

@@ -86,7 +86,7 @@ final class TsueRecycler
     {
         u.appenders.writeLock().lock();   // waits for the last in-flight append
         u.appenders.writeLock().unlock();
-        long start = System.nanoTime();
+        long start = cluster.clock().getAsLong();
         List<StripeWork> work = new ArrayList<>();
         for (long stripe : u.stripes())
             if (Math.floorMod(Long.hashCode(stripe * 0x9E3779B97F4A7C15L), parts) == part)
@@ -103,7 +103,7 @@ final class TsueRecycler
             logToParityLogs(u, work);
         writeInPlace(work, u.merge);
         commit(work);
-        times.recycle(LogTimes.Log.DATA, bytes, System.nanoTime() - start);
+        times.recycle(LogTimes.Log.DATA, bytes, cluster.clock().getAsLong() - start);
     }
 
     private StripeWork plan(LogUnit u, long stripe)
@@ -290,22 +290,24 @@ final class TsueRecycler
     /** Writes the new span bytes in place: chunk files in parallel, each file's writes in order, then one sync. */
     private void writeInPlace(List<StripeWork> work, boolean merged) throws IOException
     {
-        Map<String, List<Object[]>> byFile = new LinkedHashMap<>();   // "node/file" -> {span}
+        record ChunkFile(int node, String file)
+        {
+        }
+        Map<ChunkFile, List<Span>> byFile = new LinkedHashMap<>();
         for (StripeWork w : work)
             for (Span s : w.spans)
-                byFile.computeIfAbsent(cluster.nodeOf(w.stripe, s.chunk) + "/" + Cluster.chunkName(w.stripe, s.chunk),
-                                       x -> new ArrayList<>()).add(new Object[]{ s });
+                byFile.computeIfAbsent(new ChunkFile(cluster.nodeOf(w.stripe, s.chunk), Cluster.chunkName(w.stripe, s.chunk)),
+                                       x -> new ArrayList<>()).add(s);
         List<CompletableFuture<Void>> writes = new ArrayList<>();
-        for (Map.Entry<String, List<Object[]>> e : byFile.entrySet())
+        for (Map.Entry<ChunkFile, List<Span>> e : byFile.entrySet())
         {
-            int node = Integer.parseInt(e.getKey().substring(0, e.getKey().indexOf('/')));
-            String file = e.getKey().substring(e.getKey().indexOf('/') + 1);
+            int node = e.getKey().node();
+            String file = e.getKey().file();
             writes.add(CompletableFuture.runAsync(() -> {
                 try
                 {
-                    for (Object[] x : e.getValue())
+                    for (Span s : e.getValue())
                     {
-                        Span s = (Span) x[0];
                         if (merged)
                             cluster.node(node, node).write(file, s.start, s.bytes, false);
                         else

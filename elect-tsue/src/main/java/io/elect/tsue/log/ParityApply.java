@@ -239,6 +239,40 @@ public final class ParityApply
         return out;
     }
 
+    /** Writes the images in order (each chunk file's writes in order; files in parallel on io if given), then syncs. */
+    static long write(List<Image> images, FileLayer fs, ParityLog.ChunkNamer names, ErasureCoder coder, Executor io)
+        throws IOException
+    {
+        Map<String, List<Image>> byChunk = new LinkedHashMap<>();
+        long written = 0;
+        for (Image img : images)
+        {
+            byChunk.computeIfAbsent(names.chunk(img.stripe(), coder.dataChunks() + img.parityIndex()),
+                                    c -> new ArrayList<>()).add(img);
+            written += img.bytes().length;
+        }
+        List<java.util.concurrent.CompletableFuture<Void>> done = new ArrayList<>();
+        for (Map.Entry<String, List<Image>> e : byChunk.entrySet())
+        {
+            Runnable w = () -> {
+                try
+                {
+                    for (Image img : e.getValue())
+                        fs.write(e.getKey(), img.offset(), img.bytes(), 0, img.bytes().length);
+                    fs.sync(e.getKey());
+                }
+                catch (IOException x)
+                {
+                    throw new java.io.UncheckedIOException(x);
+                }
+            };
+            done.add(CompletableFuture.runAsync(w, io != null ? io : Runnable::run));
+        }
+        for (java.util.concurrent.CompletableFuture<Void> f : done)
+            join(f);
+        return written;
+    }
+
     /** dst[doff..] ^= src[soff..] over n bytes, eight bytes at a time. */
     static void xor(byte[] src, int soff, byte[] dst, int doff, int n)
     {

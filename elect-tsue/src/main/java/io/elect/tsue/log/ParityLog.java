@@ -153,97 +153,13 @@ public final class ParityLog
                     replay(e);
         generation = gens.isEmpty() ? 0 : gens.get(0);
         if (pendingApply != null)
-            redoApply(pendingApply);
+        {
+            ApplyRecords.redo(pendingApply, txs, fs, names, coder, pageSize, base);
+            for (long tx : ApplyRecords.txs(pendingApply))
+                forget(tx);
+        }
         pendingApply = null;
         rotate(gens);
-    }
-
-    /** The transaction ids of an APPLY payload. */
-    private static long[] applyTxs(ByteBuffer apply)
-    {
-        ByteBuffer b = apply.duplicate();
-        b.position(9);
-        return readIds(b);
-    }
-
-    /**
-     * Finishes an apply that a crash cut: per page of every image, in order, the page is left alone if it already
-     * holds the new bytes (its checksum is the new one), updated with the delta if it holds the old ones, and the
-     * log refuses to open otherwise (a page torn inside: writes of a 4 KiB page are assumed atomic). Then the
-     * transactions are dropped, as a DONE would.
-     */
-    private void redoApply(ByteBuffer apply) throws IOException
-    {
-        ByteBuffer b = apply.duplicate();
-        b.getLong();
-        boolean merged = b.get() != 0;
-        long[] ids = readIds(b);
-        List<TxRecord> records = new ArrayList<>();
-        for (long tx : ids)
-        {
-            List<TxRecord> rs = txs.get(tx);
-            if (rs == null)
-                throw new IOException(base + ": apply names transaction " + tx + " that the log does not hold");
-            records.addAll(rs);
-        }
-        List<ParityApply.Image> deltas = ParityApply.deltas(records, merged, coder, pageSize);
-        int n = b.getInt();
-        if (n != deltas.size())
-            throw new IOException(base + ": apply record has " + n + " images, its transactions give " + deltas.size());
-        // per page, its states in write order: old bytes of the first image, then the new bytes of each image
-        // that writes it (unmerged applies write a page once per extent); the page holds one of them
-        Map<String, List<long[]>> chain = new LinkedHashMap<>();   // chunk@page -> {oldCrc, newCrc, image, page}
-        for (int i = 0; i < deltas.size(); i++)
-        {
-            ParityApply.Image d = deltas.get(i);
-            long stripe = b.getLong();
-            int j = b.getShort() & 0xffff, off = b.getInt(), pages = b.getInt();
-            if (stripe != d.stripe() || j != d.parityIndex() || off != d.offset() || pages * pageSize != d.bytes().length)
-                throw new IOException(base + ": apply record does not match its transactions at stripe " + stripe);
-            String chunk = names.chunk(stripe, coder.dataChunks() + j);
-            for (int p = 0; p < pages; p++)
-                chain.computeIfAbsent(chunk + "@" + (off / pageSize + p), x -> new ArrayList<>())
-                     .add(new long[]{ b.getInt(), b.getInt(), i, p });
-        }
-        Set<String> touched = new HashSet<>();
-        int redone = 0;
-        for (Map.Entry<String, List<long[]>> e : chain.entrySet())
-        {
-            String chunk = e.getKey().substring(0, e.getKey().indexOf('@'));
-            long pos = Long.parseLong(e.getKey().substring(e.getKey().indexOf('@') + 1)) * pageSize;
-            List<long[]> steps = e.getValue();
-            byte[] cur = fs.readFully(chunk, pos, pageSize);
-            int crc = crc(cur), from = -1;
-            for (int t = steps.size() - 1; t >= 0 && from < 0; t--)
-                if ((int) steps.get(t)[1] == crc)
-                    from = t + 1;
-            if (from < 0 && (int) steps.get(0)[0] == crc)
-                from = 0;
-            if (from < 0)
-                throw new IOException(base + ": parity page at " + pos + " of " + chunk
-                                      + " holds none of the states of the cut apply (torn write?)");
-            if (from == steps.size())
-                continue;
-            for (int t = from; t < steps.size(); t++)
-                xor(deltas.get((int) steps.get(t)[2]).bytes(), (int) steps.get(t)[3] * pageSize, cur, 0, pageSize);
-            fs.write(chunk, pos, cur, 0, pageSize);
-            touched.add(chunk);
-            redone++;
-        }
-        for (String c : touched)
-            fs.sync(c);
-        for (long tx : ids)
-            forget(tx);
-        if (redone > 0)
-            org.slf4j.LoggerFactory.getLogger(ParityLog.class).info("{}: redid {} parity pages of a cut apply", base,
-                                                                     redone);
-    }
-
-    private static int crc(byte[] page)
-    {
-        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
-        c.update(page);
-        return (int) c.getValue();
     }
 
     private void replay(RecordLog.Entry e) throws IOException
@@ -261,13 +177,16 @@ public final class ParityLog
                 for (long tx : readIds(b))
                     forget(tx);
             }
-            case TYPE_IMAGES -> replayImages(b);
+            case TYPE_IMAGES -> {
+                for (long tx : ApplyRecords.replayImages(b, fs, names, coder))
+                    forget(tx);
+            }
             case TYPE_APPLY -> pendingApply = b.duplicate();
             case TYPE_DONE -> {
                 long id = b.getLong();
                 if (pendingApply != null && pendingApply.getLong(0) == id)
                 {
-                    for (long tx : applyTxs(pendingApply))
+                    for (long tx : ApplyRecords.txs(pendingApply))
                         forget(tx);
                     pendingApply = null;
                 }
@@ -281,28 +200,6 @@ public final class ParityLog
             case TYPE_ROTATED -> { }
             default -> throw new IOException("unknown record type " + e.type() + " in log " + base);
         }
-    }
-
-    private void replayImages(ByteBuffer b) throws IOException
-    {
-        b.getLong();
-        for (long tx : readIds(b))
-            forget(tx);
-        int n = b.getInt();
-        Set<String> touched = new HashSet<>();
-        for (int i = 0; i < n; i++)
-        {
-            long stripe = b.getLong();
-            int j = b.getShort() & 0xffff;
-            int off = b.getInt();
-            byte[] img = new byte[b.getInt()];
-            b.get(img);
-            String chunk = names.chunk(stripe, coder.dataChunks() + j);
-            fs.write(chunk, off, img, 0, img.length);   // redo, in log order: idempotent
-            touched.add(chunk);
-        }
-        for (String c : touched)
-            fs.sync(c);
     }
 
     private void remember(TxRecord r)
@@ -323,7 +220,7 @@ public final class ParityLog
                 memBytes.addAndGet(-r.bytes());
     }
 
-    private static long[] readIds(ByteBuffer b)
+    static long[] readIds(ByteBuffer b)
     {
         long[] ids = new long[b.getInt()];
         for (int i = 0; i < ids.length; i++)
@@ -340,50 +237,15 @@ public final class ParityLog
         return p.toBytes();
     }
 
-    /**
-     * BATCH: {@code u64 tx, u32 source, u64 watermark, u32 n, n x (u64 stripe, u16 parityIndex, u32 nr,
-     * nr x (u32 offset, u32 length, bytes))}. Kept in memory as committed PARITY_DELTA records of transaction tx.
-     */
-    private static byte[] encodeBatch(long tx, int source, long watermark, List<TxRecord> records)
-    {
-        long size = 24;
-        for (TxRecord r : records)
-            size += r.bytes();
-        Payload p = new Payload((int) Math.min(size, RecordLog.MAX_PAYLOAD));
-        p.i64(tx).i32(source).i64(watermark).i32(records.size());
-        for (TxRecord r : records)
-        {
-            p.i64(r.stripe()).u16(r.parityIndex()).i32(r.ranges().size());
-            for (TxRecord.Extent e : r.ranges())
-                p.i32(e.offset()).i32(e.bytes().length).bytes(e.bytes(), 0, e.bytes().length);
-        }
-        return p.toBytes();
-    }
-
     private void rememberBatch(ByteBuffer b)
     {
-        long tx = b.getLong();
-        int source = b.getInt();
-        long watermark = b.getLong();
-        int n = b.getInt();
-        for (int i = 0; i < n; i++)
-        {
-            long stripe = b.getLong();
-            int j = b.getShort() & 0xffff, nr = b.getInt();
-            List<TxRecord.Extent> ranges = new ArrayList<>(nr);
-            for (int x = 0; x < nr; x++)
-            {
-                int off = b.getInt();
-                byte[] bytes = new byte[b.getInt()];
-                b.get(bytes);
-                ranges.add(new TxRecord.Extent(off, bytes));
-            }
-            remember(new TxRecord(tx, watermark, stripe, TxRecord.PARITY_DELTA, j, 0, List.of(), ranges));
-        }
-        txs.computeIfAbsent(tx, t -> new ArrayList<>());
-        committed.add(tx);
-        batches.put(tx, new BatchInfo(source, watermark));
-        watermarks.merge(source, watermark, Math::max);
+        BatchRecord batch = BatchRecord.decode(b);
+        for (TxRecord r : batch.records())
+            remember(r);
+        txs.computeIfAbsent(batch.tx(), t -> new ArrayList<>());
+        committed.add(batch.tx());
+        batches.put(batch.tx(), new BatchInfo(batch.source(), batch.watermark()));
+        watermarks.merge(batch.source(), batch.watermark(), Math::max);
     }
 
     /** Starts a new generation holding the unapplied records, then deletes the given older generations. */
@@ -402,7 +264,7 @@ public final class ParityLog
         {
             BatchInfo bi = batches.get(e.getKey());
             if (bi != null)
-                next.append(TYPE_BATCH, encodeBatch(e.getKey(), bi.source(), bi.watermark(), e.getValue()), false);
+                next.append(TYPE_BATCH, BatchRecord.encode(e.getKey(), bi.source(), bi.watermark(), e.getValue()), false);
             else
                 for (TxRecord r : e.getValue())
                     next.append(TxRecord.TYPE, r.encode(), false);
@@ -496,7 +358,7 @@ public final class ParityLog
     public void appendBatch(long tx, int source, long watermark, List<TxRecord> records) throws IOException
     {
         long t0 = opt.clock().getAsLong();
-        byte[] payload = encodeBatch(tx, source, watermark, records);
+        byte[] payload = BatchRecord.encode(tx, source, watermark, records);
         RecordLog l = begin();
         try
         {
@@ -705,32 +567,13 @@ public final class ParityLog
         }
         // APPLY: what this apply will write, as checksums of the old and new bytes of every page (not the bytes: the
         // transactions hold the deltas), synced before the first in-place write so that a cut apply can be finished
-        int pages = 0;
-        for (ParityApply.Image img : images)
-            pages += img.bytes().length / pageSize;
-        Payload rec = new Payload(32 + 8 * ready.size() + 18 * images.size() + 8 * pages);
-        rec.i64(id).u8(opt.merge() ? 1 : 0).i32(ready.size());
-        for (long tx : ready)
-            rec.i64(tx);
-        rec.i32(images.size());
-        for (ParityApply.Image img : images)
-        {
-            int n = img.bytes().length / pageSize;
-            rec.i64(img.stripe()).u16(img.parityIndex()).i32(img.offset()).i32(n);
-            for (int p = 0; p < n; p++)
-            {
-                java.util.zip.CRC32C o = new java.util.zip.CRC32C(), w = new java.util.zip.CRC32C();
-                o.update(img.old(), p * pageSize, pageSize);
-                w.update(img.bytes(), p * pageSize, pageSize);
-                rec.i32((int) o.getValue()).i32((int) w.getValue());
-            }
-        }
+        Payload rec = ApplyRecords.encode(id, opt.merge(), ready, images, pageSize);
         RecordLog l = begin();
         long written = 0;
         try
         {
             l.append(TYPE_APPLY, rec.toBytes(), true);
-            written = writeImages(images);
+            written = ParityApply.write(images, fs, names, coder, opt.merge() ? opt.io() : null);
             l.append(TYPE_DONE, new Payload(8).i64(id).toBytes(), false);
             synchronized (this)
             {
@@ -745,40 +588,6 @@ public final class ParityLog
         maybeRotate();
         if (opt.times() != null)
             opt.times().recycle(timesLog, bytes, opt.clock().getAsLong() - start);
-        return written;
-    }
-
-    /** Writes the images in order (each chunk file's writes in order; files in parallel when merged), then syncs. */
-    private long writeImages(List<ParityApply.Image> images) throws IOException
-    {
-        Map<String, List<ParityApply.Image>> byChunk = new LinkedHashMap<>();
-        long written = 0;
-        for (ParityApply.Image img : images)
-        {
-            byChunk.computeIfAbsent(names.chunk(img.stripe(), coder.dataChunks() + img.parityIndex()),
-                                    c -> new ArrayList<>()).add(img);
-            written += img.bytes().length;
-        }
-        List<java.util.concurrent.CompletableFuture<Void>> done = new ArrayList<>();
-        for (Map.Entry<String, List<ParityApply.Image>> e : byChunk.entrySet())
-        {
-            Runnable w = () -> {
-                try
-                {
-                    for (ParityApply.Image img : e.getValue())
-                        fs.write(e.getKey(), img.offset(), img.bytes(), 0, img.bytes().length);
-                    fs.sync(e.getKey());
-                }
-                catch (IOException x)
-                {
-                    throw new java.io.UncheckedIOException(x);
-                }
-            };
-            done.add(opt.io() != null && opt.merge() ? java.util.concurrent.CompletableFuture.runAsync(w, opt.io())
-                                                     : java.util.concurrent.CompletableFuture.runAsync(w, Runnable::run));
-        }
-        for (java.util.concurrent.CompletableFuture<Void> f : done)
-            ParityApply.join(f);
         return written;
     }
 
