@@ -1,64 +1,42 @@
 package io.elect.tsue.bench;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import io.elect.coding.ErasureCoder;
 import io.elect.coding.ErasureCoders;
-import io.elect.tsue.engine.Cluster;
-import io.elect.tsue.engine.Engines;
 import io.elect.tsue.engine.TsueConfig;
-import io.elect.tsue.engine.UpdateEngine;
 import io.elect.tsue.engine.UpdatePolicy;
-import io.elect.tsue.fs.IoStats;
-import io.elect.tsue.fs.LocalFileLayer;
-import io.elect.tsue.trace.MsrTraceReader;
-import io.elect.tsue.trace.SyntheticTraceGenerator;
+import io.elect.tsue.trace.BlockTraceReader;
+import io.elect.tsue.trace.CloudTraceGenerator;
 import io.elect.tsue.trace.TraceOp;
 
 /**
- * Replays one trace through every policy (and a 2-way replicated log append, the latency yardstick) on real files
- * with fsync, for RS(6,4) and RS(4,2), repetitions interleaved, and prints TSUE's Table I metrics as JSON lines.
+ * Replays one trace through every update policy, the TSUE ablation levels and a 2-way replicated log append (the
+ * latency yardstick) on real files (chunk files O_DIRECT, logs buffered with fdatasync), per code, repetitions
+ * interleaved in shuffled order; measures the device in the same run. Prints one JSON object per row and writes
+ * them all to {@code --out}.
  *
- * <p>Usage: {@code TsueBench --dir DIR --out FILE.json [--quick] [--reps N] [--ops N] [--threads N] [--msr FILE.csv]}
+ * <p>Usage: {@code TsueBench --dir DIR --out FILE.json [--quick] [--reps N] [--reps-other N] [--updates N]
+ * [--seconds S] [--latency-seconds S]
+ * [--threads N] [--codes 6,4/4,2/12,4] [--volume-mib N] [--trace ten|ali|msr:FILE|alibaba:FILE|tencent:FILE]
+ * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X] [--log-pools N]}
  */
 public final class TsueBench
 {
-    static final String REPLICATED = "REPLICATED_LOG_2WAY";
-
-    record Result(String policy, int k, int m, int rep, long ops, long rwOps, long rwBytes, long overwrites,
-                  long overwriteBytes, long network, double updatesPerS, double p50, double p99, long logMem,
-                  double drainS)
-    {
-        String json()
-        {
-            return String.format(Locale.ROOT, "{\"policy\":\"%s\",\"k\":%d,\"m\":%d,\"rep\":%d,\"ops\":%d,"
-                                              + "\"read_write_ops\":%d,\"read_write_bytes\":%d,\"overwrites\":%d,"
-                                              + "\"overwrite_bytes\":%d,\"network_bytes\":%d,\"updates_per_s\":%.1f,"
-                                              + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"log_mem_bytes\":%d,\"drain_s\":%.3f}",
-                                 policy, k, m, rep, ops, rwOps, rwBytes, overwrites, overwriteBytes, network,
-                                 updatesPerS, p50, p99, logMem, drainS);
-        }
-    }
-
     public static void main(String[] args) throws Exception
     {
-        Path dir = Path.of("/tmp/tsue-bench"), out = null, msr = null;
-        boolean quick = false;
-        int reps = 3, ops = 4000, threads = 8;
+        Path dir = Path.of("run/tsue-bench"), out = null;
+        boolean quick = false, ablation = true, direct = true;
+        int logPools = 4, reps = 3, repsOther = -1, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
+        double seconds = 15, latencySeconds = 5, cpuShare = 1.0;
+        String codes = "6,4/4,2/12,4", traceSpec = "ten", rowsSpec = null;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -67,41 +45,74 @@ public final class TsueBench
                 case "--out" -> out = Path.of(args[++i]);
                 case "--quick" -> quick = true;
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
-                case "--ops" -> ops = Integer.parseInt(args[++i]);
+                case "--reps-other" -> repsOther = Integer.parseInt(args[++i]);
+                case "--updates" -> updates = Integer.parseInt(args[++i]);
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--latency-seconds" -> latencySeconds = Double.parseDouble(args[++i]);
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
-                case "--msr" -> msr = Path.of(args[++i]);
+                case "--codes" -> codes = args[++i];
+                case "--volume-mib" -> volumeMiB = Integer.parseInt(args[++i]);
+                case "--trace" -> traceSpec = args[++i];
+                case "--rows" -> rowsSpec = args[++i];
+                case "--no-ablation" -> ablation = false;
+                case "--no-direct" -> direct = false;
+                case "--recycle-threads" -> recycleThreads = Integer.parseInt(args[++i]);
+                case "--log-pools" -> logPools = Integer.parseInt(args[++i]);
+                case "--recycle-cpu-share" -> cpuShare = Double.parseDouble(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
         }
+        if (repsOther < 0)
+            repsOther = reps;
         if (quick)
         {
             reps = Math.min(reps, 2);
-            ops = Math.min(ops, 1500);
+            repsOther = Math.min(repsOther, 2);
+            updates = Math.min(updates, 50_000);
+            seconds = Math.min(seconds, 8);
+            latencySeconds = Math.min(latencySeconds, 3);
+            volumeMiB = Math.min(volumeMiB, 768);
         }
         List<String> lines = new ArrayList<>();
-        for (int[] code : new int[][]{ { 6, 4 }, { 4, 2 } })
+        for (String code : codes.split("/"))
         {
-            TsueConfig base = TsueConfig.builder().code(code[0], code[1]).chunkSize(1 << 20).pageSize(4096)
-                                        .logUnitBytes(4 << 20).logMemoryQuota(64 << 20).recycleThreads(2)
+            int k = Integer.parseInt(code.split(",")[0]), m = Integer.parseInt(code.split(",")[1]);
+            TsueConfig base = TsueConfig.builder().code(k, m).chunkSize(1 << 20).pageSize(4096)
+                                        .logUnitBytes(16 << 20).logMemoryQuota(128 << 20).deltaLogBytes(16 << 20).logPools(logPools)
+                                        .recycleThreads(recycleThreads).recycleCpuShare(cpuShare)
                                         .parityApplyBytes(8 << 20).plrReserveBytes(256 << 10)
                                         .parixApplyBytes(16 << 20).dpuRatio(0.005).build();
-            int stripes = quick ? 4 : 8;
-            long volume = (long) stripes * base.k * base.chunkSize;
-            List<TraceOp> trace = msr != null ? MsrTraceReader.read(msr, volume, 64 << 10, ops)
-                                              : new SyntheticTraceGenerator().generate(42, ops, volume);
-            List<String> names = new ArrayList<>();
-            names.add(REPLICATED);
-            for (UpdatePolicy p : UpdatePolicy.values())
-                names.add(p.name());
-            for (int rep = 0; rep < reps; rep++)
+            int stripes = (int) Math.max(1, ((long) volumeMiB << 20) / ((long) k * base.chunkSize));
+            ErasureCoder coder = ErasureCoders.create(k, m);
+            try (Volume vol = new Volume(dir.resolve("rs-" + k + "-" + m), base, stripes, direct))
             {
-                List<String> order = new ArrayList<>(names);
-                Collections.shuffle(order, new Random(rep));
-                for (String name : order)
+                long t0 = System.nanoTime();
+                vol.create(coder);
+                System.err.printf(Locale.ROOT, "tsue: RS(%d,%d) volume of %d stripes (%d MiB data) in %.1f s%n", k, m,
+                                  stripes, vol.dataBytes() >> 20, (System.nanoTime() - t0) / 1e9);
+                List<TraceOp> trace = trace(traceSpec, updates, vol.dataBytes());
+                String traceName = traceSpec.contains(":") ? traceSpec.substring(0, traceSpec.indexOf(':')) : traceSpec;
+                DeviceProbe.Result dev = DeviceProbe.measure(vol.layers(), vol.chunkFiles(), base.chunkSize,
+                                                             vol.dir.resolve("probe-a"), vol.dir.resolve("probe-b"),
+                                                             quick ? 500 : 2000);
+                String devLine = String.format(Locale.ROOT, "{\"policy\":\"DEVICE\",\"ablation\":null,\"k\":%d,\"m\":%d,"
+                                                            + "\"direct_io\":%b,%s}", k, m, direct, dev.json());
+                System.out.println(devLine);
+                lines.add(devLine);
+                List<Row> rows = rows(rowsSpec, ablation && k == 6 && m == 4);
+                int codeReps = k == 6 && m == 4 ? reps : repsOther;
+                for (int rep = 0; rep < codeReps; rep++)
                 {
-                    Result r = run(name, base, stripes, trace, threads, rep, dir);
-                    System.out.println(r.json());
-                    lines.add(r.json());
+                    List<Row> order = new ArrayList<>(rows);
+                    Collections.shuffle(order, new Random(rep * 31L + k));
+                    for (Row row : order)
+                    {
+                        Map<String, Object> r = RowRun.run(row, base, vol, coder, trace, threads, seconds,
+                                                           latencySeconds, rep, traceName);
+                        String line = RowRun.json(r);
+                        System.out.println(line);
+                        lines.add(line);
+                    }
                 }
             }
         }
@@ -109,112 +120,54 @@ public final class TsueBench
             Files.write(out, List.of("[\n" + String.join(",\n", lines) + "\n]"));
     }
 
-    static Result run(String name, TsueConfig base, int stripes, List<TraceOp> trace, int threads, int rep, Path root)
-        throws Exception
+    static List<Row> rows(String spec, boolean ablation)
     {
-        boolean replicated = name.equals(REPLICATED);
-        TsueConfig cfg = base.toBuilder().policy(replicated ? UpdatePolicy.IN_PLACE : UpdatePolicy.valueOf(name)).build();
-        Path dir = root.resolve(name + "-" + cfg.k + "-" + cfg.m + "-" + rep);
-        deleteTree(dir);
-        List<LocalFileLayer> files = new ArrayList<>();
-        for (int n = 0; n < cfg.nodes; n++)
-            files.add(new LocalFileLayer(dir.resolve("node-" + n)));
-        ErasureCoder coder = ErasureCoders.create(cfg.k, cfg.m);
-        Cluster cluster = new Cluster(cfg, coder, files);
-        long[] lat = new long[trace.size()];
-        AtomicInteger next = new AtomicInteger(), updates = new AtomicInteger();
-        double seconds, drainS = 0;
-        long peak;
-        try (UpdateEngine engine = Engines.create(cluster))
-        {
-            Random rnd = new Random(7);
-            for (int s = 0; s < stripes; s++)
-            {
-                byte[][] data = new byte[cfg.k][cfg.chunkSize];
-                for (byte[] d : data)
-                    rnd.nextBytes(d);
-                engine.createStripe(s, data);
-            }
-            cluster.resetCounters();
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            List<Future<?>> fs = new ArrayList<>();
-            ReplicatedLog log = replicated ? new ReplicatedLog(cluster) : null;
-            long start = System.nanoTime();
-            for (int t = 0; t < threads; t++)
-                fs.add(pool.submit(() -> {
-                    byte[] payload = new byte[64 << 10];
-                    new Random(Thread.currentThread().getId()).nextBytes(payload);
-                    for (int i; (i = next.getAndIncrement()) < trace.size(); )
-                        replay(engine, log, cfg, trace.get(i), payload, lat, i, updates);
-                    return null;
-                }));
-            for (Future<?> f : fs)
-                f.get();
-            seconds = (System.nanoTime() - start) / 1e9;
-            pool.shutdown();
-            long d0 = System.nanoTime();
-            engine.drain();
-            drainS = (System.nanoTime() - d0) / 1e9;
-            peak = engine.peakLogMemoryBytes();
-            if (log != null)
-                log.close();
-        }
-        IoStats io = cluster.ioTotals();
-        long[] w = Arrays.stream(lat).filter(x -> x > 0).sorted().toArray();
-        for (LocalFileLayer f : files)
-            f.close();
-        deleteTree(dir);
-        return new Result(name, cfg.k, cfg.m, rep, updates.get(), io.ops(), io.bytes(), io.overwrites.sum(),
-                          io.overwriteBytes.sum(), cluster.transport().networkBytes(), updates.get() / seconds,
-                          pct(w, 0.50) / 1e3, pct(w, 0.99) / 1e3, peak, drainS);
+        List<Row> rows = new ArrayList<>();
+        if (spec == null || spec.contains(Row.REPLICATED))
+            rows.add(Row.replicated());
+        for (UpdatePolicy p : UpdatePolicy.values())
+            if (spec == null || List.of(spec.split(",")).contains(p.name()))
+                rows.add(Row.policy(p));
+        if (ablation)
+            for (String level : TsueConfig.ABLATION_LEVELS)
+                if (!level.equals("O5") && (spec == null || List.of(spec.split(",")).contains(level)))   // O5 is the TSUE row
+                    rows.add(new Row("TSUE_" + level, UpdatePolicy.TSUE, level));
+        return rows;
     }
 
-    /** Maps a volume request onto (stripe, chunk, offset) pieces; writes are timed. */
-    private static void replay(UpdateEngine e, ReplicatedLog log, TsueConfig cfg, TraceOp op, byte[] payload,
-                               long[] lat, int i, AtomicInteger updates) throws IOException
+    /** The first {@code updates} updates of the trace (and the reads between them). */
+    static List<TraceOp> trace(String spec, int updates, long volume) throws Exception
     {
-        long stripeBytes = (long) cfg.k * cfg.chunkSize;
-        long t0 = System.nanoTime();
-        for (long pos = op.offset(); pos < op.offset() + op.length(); )
+        List<TraceOp> all;
+        if (spec.equals("ten") || spec.equals("ali"))
         {
-            long stripe = pos / stripeBytes;
-            int chunk = (int) (pos % stripeBytes / cfg.chunkSize), off = (int) (pos % cfg.chunkSize);
-            int n = (int) Math.min(cfg.chunkSize - off, op.offset() + op.length() - pos);
+            CloudTraceGenerator g = new CloudTraceGenerator(spec.equals("ten") ? CloudTraceGenerator.Profile.TEN_CLOUD
+                                                                                : CloudTraceGenerator.Profile.ALI_CLOUD);
+            all = g.generate(42, (int) (updates / g.profile.updateFraction * 1.05) + 100, volume);
+        }
+        else
+        {
+            String format = spec.substring(0, spec.indexOf(':'));
+            BlockTraceReader.Format f = switch (format)
+            {
+                case "msr" -> BlockTraceReader.Format.MSR;
+                case "alibaba" -> BlockTraceReader.Format.ALI;
+                case "tencent" -> BlockTraceReader.Format.TENCENT;
+                default -> throw new IllegalArgumentException("--trace: unknown format " + format);
+            };
+            all = BlockTraceReader.read(f, Path.of(spec.substring(spec.indexOf(':') + 1)), volume, 256 << 10,
+                                        Integer.MAX_VALUE);
+        }
+        List<TraceOp> out = new ArrayList<>();
+        int n = 0;
+        for (TraceOp op : all)
+        {
+            if (n >= updates)
+                break;
+            out.add(op);
             if (op.write())
-            {
-                byte[] b = Arrays.copyOfRange(payload, (int) (pos % 1024), (int) (pos % 1024) + n);
-                b[0] ^= (byte) i;
-                if (log != null)
-                    log.append(stripe, chunk, off, b);
-                else
-                    e.update(stripe, chunk, off, b);
-            }
-            else
-            {
-                e.read(stripe, chunk, off, n);
-            }
-            pos += n;
+                n++;
         }
-        if (op.write())
-        {
-            lat[i] = System.nanoTime() - t0;
-            updates.incrementAndGet();
-        }
-    }
-
-    private static double pct(long[] sorted, double q)
-    {
-        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) (q * sorted.length))];
-    }
-
-    static void deleteTree(Path dir) throws IOException
-    {
-        if (!Files.exists(dir))
-            return;
-        try (Stream<Path> s = Files.walk(dir))
-        {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList())
-                Files.delete(p);
-        }
+        return out;
     }
 }

@@ -294,48 +294,10 @@ abstract class AbstractEngine implements UpdateEngine
         return out;
     }
 
-    /**
-     * The m parity deltas of data deltas given per chunk, over the union of their ranges coalesced per page gap.
-     * Result: per parity j, the extents of its delta.
-     */
+    /** The m parity deltas of data deltas given per chunk; see {@link Deltas#parity}. */
     protected List<List<Extent>> parityDeltas(List<Integer> chunkOf, List<Extent> deltas)
     {
-        // union of ranges
-        List<int[]> spans = new ArrayList<>();
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < deltas.size(); i++)
-            order.add(i);
-        order.sort((a, b) -> Integer.compare(deltas.get(a).offset(), deltas.get(b).offset()));
-        for (int i : order)
-        {
-            Extent e = deltas.get(i);
-            int[] last = spans.isEmpty() ? null : spans.get(spans.size() - 1);
-            if (last != null && e.offset() <= last[1])
-                last[1] = Math.max(last[1], e.end());
-            else
-                spans.add(new int[]{ e.offset(), e.end() });
-        }
-        List<List<Extent>> out = new ArrayList<>();
-        for (int j = 0; j < m; j++)
-            out.add(new ArrayList<>());
-        for (int[] span : spans)
-        {
-            int len = span[1] - span[0];
-            ByteBuffer[] par = new ByteBuffer[m];
-            byte[][] arrays = new byte[m][len];
-            for (int j = 0; j < m; j++)
-                par[j] = ByteBuffer.wrap(arrays[j]);
-            for (int i = 0; i < deltas.size(); i++)
-            {
-                Extent e = deltas.get(i);
-                if (e.offset() >= span[0] && e.end() <= span[1])
-                    coder.update(chunkOf.get(i), ByteBuffer.wrap(e.bytes()), 0, par, e.offset() - span[0],
-                                 e.bytes().length);
-            }
-            for (int j = 0; j < m; j++)
-                out.get(j).add(new Extent(span[0], arrays[j]));
-        }
-        return out;
+        return Deltas.parity(coder, m, chunkOf, deltas);
     }
 
     protected static int[] manifestEntry(int chunk, int offset, byte[] bytes)

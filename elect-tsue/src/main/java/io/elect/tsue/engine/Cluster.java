@@ -23,6 +23,9 @@ public final class Cluster
     private final StorageNode[] nodes;
     private final IoStats[] stats;
     private final Transport transport;
+    private final java.util.concurrent.ThreadPoolExecutor io;
+    private final io.elect.tsue.log.LogTimes times = new io.elect.tsue.log.LogTimes();
+    private final java.util.function.LongSupplier clock = System::nanoTime;
 
     public Cluster(TsueConfig cfg, ErasureCoder coder, List<? extends FileLayer> files)
     {
@@ -36,13 +39,45 @@ public final class Cluster
         this.coder = coder;
         nodes = new StorageNode[cfg.nodes];
         stats = new IoStats[cfg.nodes];
+        // bulk I/O of recycling (old data, old parity, in-place writes): enough threads to keep the device's queue
+        // busy; idle threads end after a few seconds
+        io = new java.util.concurrent.ThreadPoolExecutor(IO_DEPTH, IO_DEPTH, 5, java.util.concurrent.TimeUnit.SECONDS,
+                                                         new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "tsue-bulk-io");
+            t.setDaemon(true);
+            return t;
+        });
+        io.allowCoreThreadTimeOut(true);
+        StorageNode.Settings settings = new StorageNode.Settings(cfg.pageSize, cfg.rotateBytes, cfg.plrReserveBytes,
+                                                                 cfg.parityLogMerge, io, times, clock);
         for (int i = 0; i < cfg.nodes; i++)
         {
             stats[i] = new IoStats();
             nodes[i] = new StorageNode(i, new CountingFileLayer(files.get(i), stats[i]), coder, Cluster::chunkName,
-                                       cfg.pageSize, cfg.rotateBytes, cfg.plrReserveBytes);
+                                       settings);
         }
         transport = new InMemoryTransport(nodes);
+    }
+
+    /** Threads of the bulk I/O executor: the device queue depth recycling may use. */
+    public static final int IO_DEPTH = 16;
+
+    /** Executor for recycling's independent reads and writes (never for tasks that wait on other tasks). */
+    public java.util.concurrent.Executor bulkIo()
+    {
+        return io;
+    }
+
+    /** The monotonic clock (nanoseconds) that log timing and pacing read; one seam for tests and simulation. */
+    public java.util.function.LongSupplier clock()
+    {
+        return clock;
+    }
+
+    /** Time data bytes spend in each log (TSUE Table II). */
+    public io.elect.tsue.log.LogTimes logTimes()
+    {
+        return times;
     }
 
     public static String chunkName(long stripe, int index)
@@ -104,5 +139,6 @@ public final class Cluster
         for (IoStats s : stats)
             s.reset();
         transport.resetCounters();
+        times.reset();
     }
 }

@@ -72,6 +72,14 @@ final class DpuEngine extends AbstractEngine
     DpuEngine(Cluster cluster)
     {
         super(cluster);
+        try
+        {
+            stripeCount.set(stripes().size());   // B is a ratio of the EC data already on the nodes
+        }
+        catch (IOException e)
+        {
+            throw unchecked(e);
+        }
         if (cfg.recycleThreads > 0)
         {
             merger = new Thread(this::mergeLoop, "dpu-merger");

@@ -28,6 +28,20 @@ public final class TsueConfig
     public final long parixApplyBytes;
     /** DPU: differential capacity ratio B, as a fraction of the EC data bytes. */
     public final double dpuRatio;
+    /** TSUE: temporal and spatial merging of a data-log unit's updates before recycling (ablation O1). */
+    public final boolean dataLogMerge;
+    /** TSUE: XOR-merging and coalescing of parity deltas when a parity log is applied (ablation O2). */
+    public final boolean parityLogMerge;
+    /** TSUE: a FIFO pool of data-log units; false = one unit, appends wait while it is recycled (ablation O3). */
+    public final boolean logPool;
+    /** TSUE: independent log pools, stripes hashed onto them (ablation O4: several pools). */
+    public final int logPools;
+    /** TSUE: data deltas of a stripe combined at its delta log into m parity deltas (ablation O5). */
+    public final boolean deltaLog;
+    /** TSUE: a delta log forwards when it holds more than this many bytes (and at most this many per forward). */
+    public final long deltaLogBytes;
+    /** TSUE recycle workers and DPU merger: the fraction of one core each may use (duty cycle), in (0, 1]. */
+    public final double recycleCpuShare;
 
     private TsueConfig(Builder b)
     {
@@ -45,11 +59,21 @@ public final class TsueConfig
         plrReserveBytes = b.plrReserveBytes;
         parixApplyBytes = b.parixApplyBytes;
         dpuRatio = b.dpuRatio;
+        dataLogMerge = b.dataLogMerge;
+        parityLogMerge = b.parityLogMerge;
+        logPool = b.logPool;
+        logPools = b.logPools;
+        deltaLog = b.deltaLog;
+        deltaLogBytes = b.deltaLogBytes;
+        recycleCpuShare = b.recycleCpuShare;
         if (nodes < k + m)
             throw new IllegalArgumentException("nodes must be >= k+m (" + (k + m) + "): " + nodes);
         if (chunkSize % pageSize != 0)
             throw new IllegalArgumentException("chunkSize must be a multiple of pageSize " + pageSize + ": " + chunkSize);
     }
+
+    /** The levels of {@link Builder#ablation}, in order. */
+    public static final java.util.List<String> ABLATION_LEVELS = java.util.List.of("BASE", "O1", "O2", "O3", "O4", "O5");
 
     public static Builder builder()
     {
@@ -73,6 +97,13 @@ public final class TsueConfig
         b.plrReserveBytes = plrReserveBytes;
         b.parixApplyBytes = parixApplyBytes;
         b.dpuRatio = dpuRatio;
+        b.dataLogMerge = dataLogMerge;
+        b.parityLogMerge = parityLogMerge;
+        b.logPool = logPool;
+        b.logPools = logPools;
+        b.deltaLog = deltaLog;
+        b.deltaLogBytes = deltaLogBytes;
+        b.recycleCpuShare = recycleCpuShare;
         return b;
     }
 
@@ -86,9 +117,11 @@ public final class TsueConfig
     {
         private int k = 4, m = 2, chunkSize = 1 << 20, pageSize = 4096, nodes, logUnitBytes = 4 << 20;
         private long logMemoryQuota = 64 << 20, parityApplyBytes = 8 << 20, rotateBytes = 32 << 20,
-            parixApplyBytes = 16 << 20;
+            parixApplyBytes = 16 << 20, deltaLogBytes = 16 << 20;
         private int recycleThreads = 2, plrReserveBytes = 256 << 10;
-        private double dpuRatio = 0.005;
+        private double dpuRatio = 0.005, recycleCpuShare = 1.0;
+        private boolean dataLogMerge = true, parityLogMerge = true, logPool = true, deltaLog = true;
+        private int logPools = 4;
         private UpdatePolicy policy = UpdatePolicy.TSUE;
 
         private static int positive(String name, long v)
@@ -184,6 +217,72 @@ public final class TsueConfig
             if (!(v > 0 && v < 1))
                 throw new IllegalArgumentException("dpuRatio must be in (0,1): " + v);
             dpuRatio = v;
+            return this;
+        }
+
+        public Builder dataLogMerge(boolean v)
+        {
+            dataLogMerge = v;
+            return this;
+        }
+
+        public Builder parityLogMerge(boolean v)
+        {
+            parityLogMerge = v;
+            return this;
+        }
+
+        public Builder logPool(boolean v)
+        {
+            logPool = v;
+            return this;
+        }
+
+        public Builder logPools(int v)
+        {
+            if (v < 1 || v > 64)
+                throw new IllegalArgumentException("logPools must be 1..64: " + v);
+            logPools = v;
+            return this;
+        }
+
+        public Builder deltaLog(boolean v)
+        {
+            deltaLog = v;
+            return this;
+        }
+
+        public Builder deltaLogBytes(long v)
+        {
+            deltaLogBytes = positive("deltaLogBytes", v);
+            return this;
+        }
+
+        /**
+         * A level of the TSUE paper's breakdown (on top of the current settings): BASE = data log + parity log, every
+         * update recycled on its own, one log per pool that appends wait for while it is recycled, one pool, each
+         * data node sending its chunk's parity deltas; O1 + data-log merging; O2 + parity-log merging; O3 + log pool;
+         * O4 + the configured number of pools; O5 + delta log (= all of TSUE).
+         */
+        public Builder ablation(String level)
+        {
+            int n = ABLATION_LEVELS.indexOf(level);
+            if (n < 0)
+                throw new IllegalArgumentException("ablation level must be one of " + ABLATION_LEVELS + ": " + level);
+            dataLogMerge = n >= 1;
+            parityLogMerge = n >= 2;
+            logPool = n >= 3;
+            if (n < 4)
+                logPools = 1;
+            deltaLog = n >= 5;
+            return this;
+        }
+
+        public Builder recycleCpuShare(double v)
+        {
+            if (!(v > 0 && v <= 1))
+                throw new IllegalArgumentException("recycleCpuShare must be in (0,1]: " + v);
+            recycleCpuShare = v;
             return this;
         }
 

@@ -59,6 +59,15 @@ public interface UpdateEngine extends AutoCloseable
     /** The highest {@link #logMemoryBytes()} seen so far. */
     long peakLogMemoryBytes();
 
+    /**
+     * Policy-specific measurements for benchmarks (e.g. TSUE: time data bytes spend in each log), name to number;
+     * empty if the policy has none.
+     */
+    default java.util.Map<String, Object> metrics()
+    {
+        return java.util.Map.of();
+    }
+
     @Override
     void close() throws IOException;
 

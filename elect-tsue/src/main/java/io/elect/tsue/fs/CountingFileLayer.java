@@ -2,6 +2,7 @@ package io.elect.tsue.fs;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /** Wraps a {@link FileLayer} and counts its operations into an {@link IoStats}. Thread-safe if the delegate is. */
 public final class CountingFileLayer implements FileLayer
@@ -26,6 +27,9 @@ public final class CountingFileLayer implements FileLayer
         int n = delegate.read(name, pos, dst, off, len);
         stats.reads.increment();
         stats.readBytes.add(n);
+        LongAdder[] k = stats.of(name);
+        k[0].increment();
+        k[1].add(n);
         return n;
     }
 
@@ -36,6 +40,9 @@ public final class CountingFileLayer implements FileLayer
         delegate.write(name, pos, src, off, len);
         stats.writes.increment();
         stats.writeBytes.add(len);
+        LongAdder[] k = stats.of(name);
+        k[2].increment();
+        k[3].add(len);
         long overlap = Math.min(pos + len, Math.max(size, 0)) - pos;
         if (overlap > 0)
         {
@@ -49,6 +56,7 @@ public final class CountingFileLayer implements FileLayer
     {
         delegate.sync(name);
         stats.syncs.increment();
+        stats.of(name)[4].increment();
     }
 
     @Override
@@ -61,6 +69,12 @@ public final class CountingFileLayer implements FileLayer
     public void delete(String name) throws IOException
     {
         delegate.delete(name);
+    }
+
+    @Override
+    public void rename(String from, String to) throws IOException
+    {
+        delegate.rename(from, to);
     }
 
     @Override

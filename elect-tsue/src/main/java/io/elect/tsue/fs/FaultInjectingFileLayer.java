@@ -110,6 +110,13 @@ public final class FaultInjectingFileLayer implements FileLayer
     }
 
     @Override
+    public void rename(String from, String to) throws IOException
+    {
+        clock.tick("rename " + from);
+        delegate.rename(from, to);
+    }
+
+    @Override
     public List<String> list() throws IOException
     {
         clock.check("list");

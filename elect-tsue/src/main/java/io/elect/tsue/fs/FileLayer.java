@@ -7,8 +7,8 @@ import java.util.List;
  * The files of one storage node: chunk files, reserved parity-log areas and log segments, named by flat strings.
  *
  * <p>Contract: a {@link #write} is visible to later reads at once but durable only after {@link #sync} of the same
- * file; creating a file by writing it and {@link #delete} are durable immediately (metadata operations are
- * journaled by the host file system). Implementations are thread-safe; concurrent writes to disjoint ranges of
+ * file; creating a file by writing it, {@link #delete} and {@link #rename} are durable immediately (metadata
+ * operations are journaled by the host file system). Implementations are thread-safe; concurrent writes to disjoint ranges of
  * one file are allowed. Implementations: {@link LocalFileLayer} (a directory, real fsync), {@link MemFileLayer}
  * (in memory, drops unsynced bytes on {@link MemFileLayer#crash()}), {@link FaultInjectingFileLayer} (crash
  * points) and {@link CountingFileLayer} (I/O statistics).
@@ -29,6 +29,9 @@ public interface FileLayer
 
     /** Deletes the file if it exists. */
     void delete(String name) throws IOException;
+
+    /** Renames a file, replacing any file called {@code to}; durable at once, like creation and deletion. */
+    void rename(String from, String to) throws IOException;
 
     /** The names of all files, in no particular order. */
     List<String> list() throws IOException;

@@ -16,6 +16,25 @@ public final class IoStats
     public final LongAdder overwrites = new LongAdder();
     public final LongAdder overwriteBytes = new LongAdder();
     public final LongAdder syncs = new LongAdder();
+    /** Per kind of file (see {@link #kind}): {reads, read bytes, writes, write bytes, syncs}. */
+    public final java.util.concurrent.ConcurrentHashMap<String, LongAdder[]> byKind =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The kind of a file: its name up to the first '-' or '.' (c, dlog, tdelta, tdrep, tplog, plog, plr, dpu ...). */
+    public static String kind(String name)
+    {
+        int i = 0;
+        while (i < name.length() && name.charAt(i) != '-' && name.charAt(i) != '.')
+            i++;
+        return name.substring(0, i);
+    }
+
+    LongAdder[] of(String name)
+    {
+        return byKind.computeIfAbsent(kind(name), k -> new LongAdder[]{ new LongAdder(), new LongAdder(),
+                                                                         new LongAdder(), new LongAdder(),
+                                                                         new LongAdder() });
+    }
 
     public long ops()
     {
@@ -31,6 +50,7 @@ public final class IoStats
     {
         for (LongAdder a : new LongAdder[]{ reads, readBytes, writes, writeBytes, overwrites, overwriteBytes, syncs })
             a.reset();
+        byKind.clear();
     }
 
     public void addTo(IoStats total)
@@ -42,6 +62,13 @@ public final class IoStats
         total.overwrites.add(overwrites.sum());
         total.overwriteBytes.add(overwriteBytes.sum());
         total.syncs.add(syncs.sum());
+        for (java.util.Map.Entry<String, LongAdder[]> e : byKind.entrySet())
+        {
+            LongAdder[] t = total.byKind.computeIfAbsent(e.getKey(), k -> new LongAdder[]{ new LongAdder(),
+                new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder() });
+            for (int i = 0; i < 5; i++)
+                t[i].add(e.getValue()[i].sum());
+        }
     }
 
     @Override

@@ -99,6 +99,15 @@ public final class MemFileLayer implements FileLayer
     }
 
     @Override
+    public void rename(String from, String to) throws IOException
+    {
+        MemFile f = files.remove(from);
+        if (f == null)
+            throw new java.nio.file.NoSuchFileException(from);
+        files.put(to, f);
+    }
+
+    @Override
     public List<String> list()
     {
         return new ArrayList<>(files.keySet());

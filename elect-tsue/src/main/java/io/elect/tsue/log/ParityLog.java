@@ -10,30 +10,44 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 import io.elect.coding.ErasureCoder;
 import io.elect.tsue.fs.FileLayer;
 
 /**
- * The parity log of one parity node (or, for PLR, of one parity chunk): transactions of parity deltas (or PARIX
- * new/original data) that are appended, then committed, then applied to the parity chunks of this node.
+ * A transaction log of one node (or, for PLR, of one parity chunk). Role PARITY: parity deltas (or PARIX new/original
+ * data) appended, committed, then applied to the parity chunks of this node. Role DELTA: TSUE's delta log, data
+ * deltas appended and committed, then forwarded (combined into parity deltas by the engine) and dropped; never
+ * applied here.
  *
- * <p>Protocol (enforced by the engines, relied on by recovery): a transaction's records are durable in the parity
- * logs of all m parity chunks before the coordinator writes the new data in place; its COMMIT is appended after
- * that data write and before any later transaction of the same stripe starts. Hence an uncommitted transaction
- * followed in this log by a later transaction of the same stripe is committed; any other uncommitted one is
- * resolved by recovery from the data chunks' checksums (see {@code io.elect.tsue.engine.Recovery}).
+ * <p>Protocol (enforced by the engines, relied on by recovery): a transaction's records are durable in every log
+ * that must see it before the coordinator writes the new data in place; its COMMIT is appended after that data
+ * write and before any later transaction of the same stripe starts. Hence an uncommitted transaction followed in
+ * this log by a later transaction of the same stripe is committed; any other uncommitted one is resolved by recovery
+ * from the data chunks' checksums (see {@code io.elect.tsue.engine.Recovery}). A BATCH (parity deltas forwarded from
+ * a TSUE delta log, for data already in place) is committed by being durable; it names its source delta log and
+ * the highest delta transaction it covers, and the highest such watermark per source survives applies and
+ * rotations (WATERMARK), so a forward redone after a crash can leave out what this log already has.
  *
- * <p>Apply merges the committed deltas per parity chunk (XOR of overlapping deltas; ranges closer than a page
- * coalesced so that old parity is read and new parity written in large sequential pieces), logs the new parity
- * images (IMAGES, synced), writes them in place, syncs, and logs DONE. Replaying IMAGES without DONE is idempotent,
- * so a crash during the in-place writes never applies a delta twice.
+ * <p>Apply merges the committed deltas per parity chunk (see {@link ParityApply}), logs an APPLY record (synced:
+ * the transactions applied and, per 4 KiB page written, the checksums of its old and new bytes), writes the pages
+ * in place, syncs, and logs DONE. On open, an APPLY without DONE is finished page by page (a page with its new
+ * checksum is skipped, one with its old checksum gets the delta), so a crash during the in-place writes never
+ * applies a delta twice or loses one. Page writes are assumed atomic (4 KiB, aligned, direct I/O). Older logs'
+ * IMAGES records (the new bytes themselves) are still replayed.
  *
- * <p>Files: {@code <base>.<generation>}; on open and whenever the live file grows beyond the rotation size, the
- * unapplied transactions are copied to a new generation, synced, and older generations deleted.
+ * <p>Files: {@code <base>.<generation>}. Every generation starts with the unapplied records of the previous one and
+ * a ROTATED marker, and is synced before older generations are deleted: on open, the newest generation with a
+ * ROTATED marker is the log (a newer one without it is an interrupted rotation and is discarded).
  *
- * <p>Thread-safe: all methods synchronize on the log (appends and applies of one log are serialized).
+ * <p>Thread-safe. Serial logs (PL, PLR, PARIX, DPU) hold the log's monitor across each append with its sync and
+ * across each apply, as in the papers that describe them (appends are serialized and excluded by recycling).
+ * Concurrent logs (TSUE) sync outside the monitor (group commit) and apply outside it (one apply at a time), so
+ * appends continue while a recycle runs.
  */
 public final class ParityLog
 {
@@ -41,11 +55,41 @@ public final class ParityLog
     public static final int TYPE_ABORT = 12;
     public static final int TYPE_IMAGES = 13;
     public static final int TYPE_DONE = 14;
+    public static final int TYPE_BATCH = 15;
+    public static final int TYPE_FORWARDED = 16;
+    public static final int TYPE_WATERMARK = 17;
+    public static final int TYPE_ROTATED = 18;
+    public static final int TYPE_APPLY = 19;
 
     /** Names chunk files; shared with the engines. */
     public interface ChunkNamer
     {
         String chunk(long stripe, int index);
+    }
+
+    public enum Role
+    {
+        PARITY, DELTA
+    }
+
+    /**
+     * @param preallocate bytes of zeroes written into each new generation file (PLR's reserved space), or 0
+     * @param merge       apply: XOR-merge and coalesce deltas (false: every extent on its own)
+     * @param io          executor for the parallel reads of an apply, or null (sequential)
+     * @param times       where the bytes' append, buffer and apply times go, or null
+     */
+    public record Options(Role role, boolean concurrent, boolean merge, long preallocate, Executor io,
+                          LogTimes times, LongSupplier clock)
+    {
+        public static Options serial(long preallocate)
+        {
+            return new Options(Role.PARITY, false, true, preallocate, null, null, System::nanoTime);
+        }
+    }
+
+    /** A batch of forwarded parity deltas as kept in memory: its source and watermark. */
+    private record BatchInfo(int source, long watermark)
+    {
     }
 
     private final FileLayer fs;
@@ -54,19 +98,24 @@ public final class ParityLog
     private final ChunkNamer names;
     private final int pageSize;
     private final long rotateBytes;
-    private final long preallocate;
+    private final Options opt;
+    private final LogTimes.Log timesLog;
     private final LinkedHashMap<Long, List<TxRecord>> txs = new LinkedHashMap<>();
     private final Set<Long> committed = new HashSet<>();
+    private final Map<Long, Long> appendedAt = new HashMap<>();
+    private final Map<Long, BatchInfo> batches = new HashMap<>();
+    private final Map<Integer, Long> watermarks = new HashMap<>();
+    private final AtomicLong memBytes = new AtomicLong();
+    private final ReentrantLock applyLock = new ReentrantLock();
     private long generation;
     private RecordLog log;
-    private long memBytes;
     private long batch;
+    /** Load: the payload of an APPLY whose DONE was not found (the apply was cut), redone before rotating. */
+    private ByteBuffer pendingApply;
+    private int inflight;
 
-    /**
-     * @param preallocate bytes of zeroes written into each new generation file (PLR's reserved space), or 0
-     */
     public ParityLog(FileLayer fs, String base, ErasureCoder coder, ChunkNamer names, int pageSize, long rotateBytes,
-                     long preallocate) throws IOException
+                     Options opt) throws IOException
     {
         this.fs = fs;
         this.base = base;
@@ -74,21 +123,42 @@ public final class ParityLog
         this.names = names;
         this.pageSize = pageSize;
         this.rotateBytes = rotateBytes;
-        this.preallocate = preallocate;
+        this.opt = opt;
+        this.timesLog = opt.role() == Role.DELTA ? LogTimes.Log.DELTA : LogTimes.Log.PARITY;
         load();
     }
 
-    private void load() throws IOException
+    private synchronized void load() throws IOException
     {
         List<Long> gens = new ArrayList<>();
         for (String f : fs.list())
             if (f.startsWith(base + ".") && f.substring(base.length() + 1).matches("\\d+"))
                 gens.add(Long.parseLong(f.substring(base.length() + 1)));
-        gens.sort(Comparator.naturalOrder());
+        gens.sort(Comparator.reverseOrder());
+        boolean found = false;
         for (long g : gens)
-            for (RecordLog.Entry e : RecordLog.scan(fs, base + "." + g))
-                replay(e);
-        generation = gens.isEmpty() ? 0 : gens.get(gens.size() - 1);
+        {
+            List<RecordLog.Entry> entries = RecordLog.scan(fs, base + "." + g);
+            if (entries.stream().anyMatch(e -> e.type() == TYPE_ROTATED))
+            {
+                for (RecordLog.Entry e : entries)
+                    replay(e);
+                found = true;
+                break;
+            }
+        }
+        if (!found)   // logs written before ROTATED markers existed: every generation, oldest first
+            for (long g : gens.stream().sorted().toList())
+                for (RecordLog.Entry e : RecordLog.scan(fs, base + "." + g))
+                    replay(e);
+        generation = gens.isEmpty() ? 0 : gens.get(0);
+        if (pendingApply != null)
+        {
+            ApplyRecords.redo(pendingApply, txs, fs, names, coder, pageSize, base);
+            for (long tx : ApplyRecords.txs(pendingApply))
+                forget(tx);
+        }
+        pendingApply = null;
         rotate(gens);
     }
 
@@ -103,51 +173,54 @@ public final class ParityLog
                     if (txs.containsKey(tx))
                         committed.add(tx);
             }
-            case TYPE_ABORT -> {
+            case TYPE_ABORT, TYPE_FORWARDED -> {
                 for (long tx : readIds(b))
                     forget(tx);
             }
             case TYPE_IMAGES -> {
-                b.getLong();
-                for (long tx : readIds(b))
+                for (long tx : ApplyRecords.replayImages(b, fs, names, coder))
                     forget(tx);
-                int n = b.getInt();
-                Set<String> touched = new HashSet<>();
-                for (int i = 0; i < n; i++)
-                {
-                    long stripe = b.getLong();
-                    int j = b.getShort() & 0xffff;
-                    int off = b.getInt();
-                    byte[] img = new byte[b.getInt()];
-                    b.get(img);
-                    String chunk = names.chunk(stripe, coder.dataChunks() + j);
-                    fs.write(chunk, off, img, 0, img.length);   // redo: idempotent
-                    touched.add(chunk);
-                }
-                for (String c : touched)
-                    fs.sync(c);
             }
-            case TYPE_DONE -> { }
-            default -> throw new IOException("unknown parity-log record type " + e.type() + " in " + base);
+            case TYPE_APPLY -> pendingApply = b.duplicate();
+            case TYPE_DONE -> {
+                long id = b.getLong();
+                if (pendingApply != null && pendingApply.getLong(0) == id)
+                {
+                    for (long tx : ApplyRecords.txs(pendingApply))
+                        forget(tx);
+                    pendingApply = null;
+                }
+            }
+            case TYPE_BATCH -> rememberBatch(b);
+            case TYPE_WATERMARK -> {
+                int n = b.getInt();
+                for (int i = 0; i < n; i++)
+                    watermarks.merge(b.getInt(), b.getLong(), Math::max);
+            }
+            case TYPE_ROTATED -> { }
+            default -> throw new IOException("unknown record type " + e.type() + " in log " + base);
         }
     }
 
     private void remember(TxRecord r)
     {
         txs.computeIfAbsent(r.tx(), t -> new ArrayList<>()).add(r);
-        memBytes += r.bytes();
+        appendedAt.putIfAbsent(r.tx(), opt.clock().getAsLong());
+        memBytes.addAndGet(r.bytes());
     }
 
     private void forget(long tx)
     {
         List<TxRecord> rs = txs.remove(tx);
         committed.remove(tx);
+        appendedAt.remove(tx);
+        batches.remove(tx);
         if (rs != null)
             for (TxRecord r : rs)
-                memBytes -= r.bytes();
+                memBytes.addAndGet(-r.bytes());
     }
 
-    private static long[] readIds(ByteBuffer b)
+    static long[] readIds(ByteBuffer b)
     {
         long[] ids = new long[b.getInt()];
         for (int i = 0; i < ids.length; i++)
@@ -155,7 +228,7 @@ public final class ParityLog
         return ids;
     }
 
-    private static byte[] ids(int type, long[] ids)
+    private static byte[] ids(long[] ids)
     {
         Payload p = new Payload(4 + 8 * ids.length);
         p.i32(ids.length);
@@ -164,23 +237,53 @@ public final class ParityLog
         return p.toBytes();
     }
 
-    /** Starts a new generation holding the unapplied transactions, then deletes the given older generations. */
+    private void rememberBatch(ByteBuffer b)
+    {
+        BatchRecord batch = BatchRecord.decode(b);
+        for (TxRecord r : batch.records())
+            remember(r);
+        txs.computeIfAbsent(batch.tx(), t -> new ArrayList<>());
+        committed.add(batch.tx());
+        batches.put(batch.tx(), new BatchInfo(batch.source(), batch.watermark()));
+        watermarks.merge(batch.source(), batch.watermark(), Math::max);
+    }
+
+    /** Starts a new generation holding the unapplied records, then deletes the given older generations. */
     private void rotate(List<Long> old) throws IOException
     {
         generation++;
         String name = base + "." + generation;
-        if (preallocate > 0)
+        if (opt.preallocate() > 0)
         {
-            fs.write(name, 0, new byte[(int) preallocate], 0, (int) preallocate);
+            fs.write(name, 0, new byte[(int) opt.preallocate()], 0, (int) opt.preallocate());
             fs.sync(name);
         }
         RecordLog next = RecordLog.open(fs, name);
         next.takeRecovered();
-        for (List<TxRecord> rs : txs.values())
-            for (TxRecord r : rs)
-                next.append(TxRecord.TYPE, r.encode(), false);
-        if (!committed.isEmpty())
-            next.append(TYPE_COMMIT, ids(TYPE_COMMIT, committed.stream().mapToLong(Long::longValue).toArray()), false);
+        for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
+        {
+            BatchInfo bi = batches.get(e.getKey());
+            if (bi != null)
+                next.append(TYPE_BATCH, BatchRecord.encode(e.getKey(), bi.source(), bi.watermark(), e.getValue()), false);
+            else
+                for (TxRecord r : e.getValue())
+                    next.append(TxRecord.TYPE, r.encode(), false);
+        }
+        List<Long> plain = new ArrayList<>();
+        for (long tx : committed)
+            if (!batches.containsKey(tx))
+                plain.add(tx);
+        if (!plain.isEmpty())
+            next.append(TYPE_COMMIT, ids(plain.stream().mapToLong(Long::longValue).toArray()), false);
+        if (!watermarks.isEmpty())
+        {
+            Payload p = new Payload(4 + 12 * watermarks.size());
+            p.i32(watermarks.size());
+            for (Map.Entry<Integer, Long> w : watermarks.entrySet())
+                p.i32(w.getKey()).i64(w.getValue());
+            next.append(TYPE_WATERMARK, p.toBytes(), false);
+        }
+        next.append(TYPE_ROTATED, new byte[0], false);
         next.sync();
         log = next;
         for (long g : old)
@@ -189,30 +292,122 @@ public final class ParityLog
     }
 
     /** Appends the records of one or more transactions; durable on return if sync. */
-    public synchronized void append(List<TxRecord> records, boolean sync) throws IOException
+    public void append(List<TxRecord> records, boolean sync) throws IOException
     {
+        long t0 = opt.clock().getAsLong(), bytes = 0;
         for (TxRecord r : records)
+            bytes += r.bytes();
+        if (!opt.concurrent())
         {
-            log.append(TxRecord.TYPE, r.encode(), false);
-            remember(r);
+            synchronized (this)
+            {
+                for (TxRecord r : records)
+                {
+                    log.append(TxRecord.TYPE, r.encode(), false);
+                    remember(r);
+                }
+                if (sync)
+                    log.sync();
+            }
         }
-        if (sync)
-            log.sync();
+        else
+        {
+            List<byte[]> encoded = new ArrayList<>(records.size());
+            for (TxRecord r : records)
+                encoded.add(r.encode());
+            RecordLog l = begin();
+            try
+            {
+                synchronized (this)
+                {
+                    for (int i = 0; i < records.size(); i++)
+                    {
+                        l.append(TxRecord.TYPE, encoded.get(i), false);
+                        remember(records.get(i));
+                    }
+                }
+                if (sync)
+                    l.sync();
+            }
+            finally
+            {
+                end();
+            }
+        }
+        if (opt.times() != null)
+            opt.times().append(timesLog, bytes, opt.clock().getAsLong() - t0);
+    }
+
+    /** An append outside the monitor is in flight: rotation waits for it (it would delete the file). */
+    private synchronized RecordLog begin()
+    {
+        inflight++;
+        return log;
+    }
+
+    private synchronized void end()
+    {
+        inflight--;
+    }
+
+    /**
+     * Appends a batch of parity deltas forwarded from delta log {@code source}, covering its transactions up to
+     * {@code watermark}, as one record (atomic: a torn batch fails its checksum and is absent). Durable and committed
+     * on return.
+     */
+    public void appendBatch(long tx, int source, long watermark, List<TxRecord> records) throws IOException
+    {
+        long t0 = opt.clock().getAsLong();
+        byte[] payload = BatchRecord.encode(tx, source, watermark, records);
+        RecordLog l = begin();
+        try
+        {
+            l.append(TYPE_BATCH, payload, true);
+            synchronized (this)
+            {
+                rememberBatch(ByteBuffer.wrap(payload));
+            }
+        }
+        finally
+        {
+            end();
+        }
+        if (opt.times() != null)
+            opt.times().append(timesLog, payload.length, opt.clock().getAsLong() - t0);
+    }
+
+    /** The highest delta transaction of {@code source} this log holds or has applied (-1 if none). */
+    public synchronized long watermark(int source)
+    {
+        return watermarks.getOrDefault(source, -1L);
     }
 
     /** Marks transactions committed (unknown ids are ignored: already applied here). */
-    public synchronized void commit(long[] txIds, boolean sync) throws IOException
+    public void commit(long[] txIds, boolean sync) throws IOException
     {
-        log.append(TYPE_COMMIT, ids(TYPE_COMMIT, txIds), sync);
-        for (long tx : txIds)
-            if (txs.containsKey(tx))
-                committed.add(tx);
+        RecordLog l = begin();
+        try
+        {
+            synchronized (this)
+            {
+                l.append(TYPE_COMMIT, ids(txIds), false);
+                for (long tx : txIds)
+                    if (txs.containsKey(tx))
+                        committed.add(tx);
+            }
+            if (sync)
+                l.sync();
+        }
+        finally
+        {
+            end();
+        }
     }
 
     /** Drops uncommitted transactions (recovery decided that their data write never happened). Durable. */
     public synchronized void abort(long[] txIds) throws IOException
     {
-        log.append(TYPE_ABORT, ids(TYPE_ABORT, txIds), true);
+        log.append(TYPE_ABORT, ids(txIds), true);
         for (long tx : txIds)
             forget(tx);
     }
@@ -236,15 +431,16 @@ public final class ParityLog
     public synchronized Map<Long, Long> lastTxByStripe()
     {
         Map<Long, Long> last = new HashMap<>();
-        for (List<TxRecord> rs : txs.values())
-            last.merge(rs.get(0).stripe(), rs.get(0).tx(), Math::max);
+        for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
+            if (!e.getValue().isEmpty() && !batches.containsKey(e.getKey()))   // batches span stripes, no order
+                last.merge(e.getValue().get(0).stripe(), e.getKey(), Math::max);
         return last;
     }
 
-    /** Bytes of unapplied transaction records held in memory. */
-    public synchronized long memoryBytes()
+    /** Bytes of unapplied (or unforwarded) records held in memory. Lock-free. */
+    public long memoryBytes()
     {
-        return memBytes;
+        return memBytes.get();
     }
 
     public synchronized boolean isEmpty()
@@ -253,152 +449,152 @@ public final class ParityLog
     }
 
     /**
-     * Applies every committed transaction to the parity chunks; returns the number of parity bytes rewritten.
-     * Uncommitted transactions stay.
+     * DELTA role: the committed transactions with the smallest ids, in id order, stopping at the first uncommitted
+     * one, at the first id {@code >= belowId} (ids handed out but not yet appended) and once {@code maxBytes} are
+     * reached (at least one transaction if any qualifies). Each element is one transaction's records. Records the
+     * buffer time of the bytes returned.
      */
-    public synchronized long apply() throws IOException
+    public synchronized List<List<TxRecord>> committedPrefix(long maxBytes, long belowId)
     {
-        List<Long> ready = new ArrayList<>();
-        for (Long tx : txs.keySet())
-            if (committed.contains(tx))
-                ready.add(tx);
-        if (ready.isEmpty())
-            return 0;
-        // per (stripe, parity index): the parity-delta extents, in log order
-        Map<Long, Map<Integer, List<TxRecord.Extent>>> deltas = new LinkedHashMap<>();
-        Map<String, TreeMap<Integer, byte[][]>> parix = new LinkedHashMap<>(); // stripe:j:i -> page -> {orig, latest}
-        for (long tx : ready)
-            for (TxRecord r : txs.get(tx))
-                collect(r, deltas, parix);
-        parixDeltas(parix, deltas);
-        Payload images = new Payload(1 << 16);
-        int nimg = 0;
-        List<Object[]> writes = new ArrayList<>();
-        for (Map.Entry<Long, Map<Integer, List<TxRecord.Extent>>> s : deltas.entrySet())
-            for (Map.Entry<Integer, List<TxRecord.Extent>> pj : s.getValue().entrySet())
-                for (TxRecord.Extent seg : coalesce(pj.getValue()))
-                {
-                    String chunk = names.chunk(s.getKey(), coder.dataChunks() + pj.getKey());
-                    byte[] img = fs.readFully(chunk, seg.offset(), seg.bytes().length);
-                    xor(seg.bytes(), 0, img, 0, img.length);
-                    images.i64(s.getKey()).u16(pj.getKey()).i32(seg.offset()).i32(img.length).bytes(img, 0, img.length);
-                    nimg++;
-                    writes.add(new Object[]{ chunk, seg.offset(), img });
-                }
-        long id = ++batch;
-        Payload rec = new Payload(images.length() + 16 + 8 * ready.size());
-        rec.i64(id).i32(ready.size());
-        for (long tx : ready)
-            rec.i64(tx);
-        rec.i32(nimg);
-        byte[] body = images.toBytes();
-        rec.bytes(body, 0, body.length);
-        log.append(TYPE_IMAGES, rec.toBytes(), true);
-        long written = 0;
-        Set<String> touched = new HashSet<>();
-        for (Object[] w : writes)
+        List<List<TxRecord>> out = new ArrayList<>();
+        long bytes = 0, now = opt.clock().getAsLong();
+        List<Long> ids = new ArrayList<>(txs.keySet());
+        ids.sort(null);
+        for (long id : ids)
         {
-            byte[] img = (byte[]) w[2];
-            fs.write((String) w[0], (Integer) w[1], img, 0, img.length);
-            touched.add((String) w[0]);
-            written += img.length;
-        }
-        for (String c : touched)
-            fs.sync(c);
-        log.append(TYPE_DONE, new Payload(8).i64(id).toBytes(), false);
-        for (long tx : ready)
-            forget(tx);
-        if (log.used() > rotateBytes)
-            rotate(List.of(generation));
-        return written;
-    }
-
-    private void collect(TxRecord r, Map<Long, Map<Integer, List<TxRecord.Extent>>> deltas,
-                         Map<String, TreeMap<Integer, byte[][]>> parix)
-    {
-        if (r.kind() == TxRecord.PARITY_DELTA)
-        {
-            deltas.computeIfAbsent(r.stripe(), s -> new LinkedHashMap<>())
-                  .computeIfAbsent(r.parityIndex(), j -> new ArrayList<>()).addAll(r.ranges());
-            return;
-        }
-        // PARIX: original pages first seen win; new data overlays the latest image in log order
-        TreeMap<Integer, byte[][]> pages = parix.computeIfAbsent(r.stripe() + ":" + r.parityIndex() + ":" + r.dataIndex(),
-                                                                 k -> new TreeMap<>());
-        for (TxRecord.Extent e : r.ranges())
-        {
-            if (r.kind() == TxRecord.PARIX_ORIG)
-            {
-                int page = e.offset() / pageSize;
-                pages.putIfAbsent(page, new byte[][]{ e.bytes().clone(), e.bytes().clone() });
-                continue;
-            }
-            for (int pos = e.offset(); pos < e.end(); )
-            {
-                int page = pos / pageSize, inPage = pos - page * pageSize;
-                int n = Math.min(pageSize - inPage, e.end() - pos);
-                byte[][] pg = pages.get(page);
-                if (pg == null)
-                    throw new IllegalStateException("PARIX new data without original page " + page + " in " + base);
-                System.arraycopy(e.bytes(), pos - e.offset(), pg[1], inPage, n);
-                pos += n;
-            }
-        }
-    }
-
-    private void parixDeltas(Map<String, TreeMap<Integer, byte[][]>> parix,
-                             Map<Long, Map<Integer, List<TxRecord.Extent>>> deltas)
-    {
-        ByteBuffer[] par = new ByteBuffer[coder.parityChunks()];
-        for (Map.Entry<String, TreeMap<Integer, byte[][]>> e : parix.entrySet())
-        {
-            String[] key = e.getKey().split(":");
-            long stripe = Long.parseLong(key[0]);
-            int j = Integer.parseInt(key[1]), i = Integer.parseInt(key[2]);
-            for (Map.Entry<Integer, byte[][]> pg : e.getValue().entrySet())
-            {
-                byte[] delta = pg.getValue()[0];
-                xor(pg.getValue()[1], 0, delta, 0, delta.length);
-                byte[] pd = new byte[delta.length];
-                ByteBuffer scratch = ByteBuffer.allocate(delta.length);
-                for (int x = 0; x < par.length; x++)
-                    par[x] = x == j ? ByteBuffer.wrap(pd) : scratch;
-                coder.update(i, ByteBuffer.wrap(delta), 0, par, 0, delta.length);
-                deltas.computeIfAbsent(stripe, s -> new LinkedHashMap<>()).computeIfAbsent(j, x -> new ArrayList<>())
-                      .add(new TxRecord.Extent(pg.getKey() * pageSize, pd));
-            }
-        }
-    }
-
-    /** XOR-merges extents into disjoint segments; extents closer than a page share one segment. */
-    private List<TxRecord.Extent> coalesce(List<TxRecord.Extent> extents)
-    {
-        List<TxRecord.Extent> sorted = new ArrayList<>(extents);
-        sorted.sort(Comparator.comparingInt(TxRecord.Extent::offset));
-        List<TxRecord.Extent> out = new ArrayList<>();
-        int i = 0;
-        while (i < sorted.size())
-        {
-            int start = sorted.get(i).offset(), end = sorted.get(i).end(), j = i + 1;
-            while (j < sorted.size() && sorted.get(j).offset() <= end + pageSize)
-                end = Math.max(end, sorted.get(j++).end());
-            byte[] seg = new byte[end - start];
-            for (int x = i; x < j; x++)
-            {
-                TxRecord.Extent e = sorted.get(x);
-                xor(e.bytes(), 0, seg, e.offset() - start, e.bytes().length);
-            }
-            out.add(new TxRecord.Extent(start, seg));
-            i = j;
+            if (id >= belowId || !committed.contains(id) || (bytes >= maxBytes && !out.isEmpty()))
+                break;
+            Map.Entry<Long, List<TxRecord>> e = Map.entry(id, txs.get(id));
+            out.add(new ArrayList<>(e.getValue()));
+            long n = 0;
+            for (TxRecord r : e.getValue())
+                n += r.bytes();
+            bytes += n;
+            if (opt.times() != null)
+                opt.times().buffer(timesLog, n, now - appendedAt.getOrDefault(e.getKey(), now));
         }
         return out;
+    }
+
+    /** DELTA role: every transaction held, committed or not (recovery takes the union of a log's copies). */
+    public synchronized List<List<TxRecord>> all()
+    {
+        List<List<TxRecord>> out = new ArrayList<>();
+        for (List<TxRecord> rs : txs.values())
+            out.add(new ArrayList<>(rs));
+        return out;
+    }
+
+    /** DELTA role: drops forwarded transactions (FORWARDED record; durable if sync). */
+    public void forwarded(long[] txIds, boolean sync) throws IOException
+    {
+        RecordLog l = begin();
+        try
+        {
+            synchronized (this)
+            {
+                l.append(TYPE_FORWARDED, ids(txIds), false);
+                for (long tx : txIds)
+                    forget(tx);
+            }
+            if (sync)
+                l.sync();
+        }
+        finally
+        {
+            end();
+        }
+        maybeRotate();
+    }
+
+    private synchronized void maybeRotate() throws IOException
+    {
+        if (log.used() > rotateBytes && inflight == 0)
+            rotate(List.of(generation));
+    }
+
+    /**
+     * Applies every committed transaction to the parity chunks; returns the number of parity bytes rewritten.
+     * Uncommitted transactions stay. A DELTA log is never applied (returns 0).
+     */
+    public long apply() throws IOException
+    {
+        if (opt.role() == Role.DELTA)
+            return 0;
+        if (!opt.concurrent())
+            synchronized (this)
+            {
+                return applyOnce();
+            }
+        applyLock.lock();
+        try
+        {
+            return applyOnce();
+        }
+        finally
+        {
+            applyLock.unlock();
+        }
+    }
+
+    private long applyOnce() throws IOException
+    {
+        long start = opt.clock().getAsLong(), bytes = 0;
+        List<Long> ready = new ArrayList<>();
+        List<TxRecord> records = new ArrayList<>();
+        synchronized (this)
+        {
+            for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
+                if (committed.contains(e.getKey()))
+                {
+                    ready.add(e.getKey());
+                    records.addAll(e.getValue());
+                    long n = 0;
+                    for (TxRecord r : e.getValue())
+                        n += r.bytes();
+                    bytes += n;
+                    if (opt.times() != null)
+                        opt.times().buffer(timesLog, n, start - appendedAt.getOrDefault(e.getKey(), start));
+                }
+        }
+        if (ready.isEmpty())
+            return 0;
+        List<ParityApply.Image> images = ParityApply.images(records, opt.merge(), fs, names, coder, pageSize, opt.io());
+        long id;
+        synchronized (this)
+        {
+            id = ++batch;
+        }
+        // APPLY: what this apply will write, as checksums of the old and new bytes of every page (not the bytes: the
+        // transactions hold the deltas), synced before the first in-place write so that a cut apply can be finished
+        Payload rec = ApplyRecords.encode(id, opt.merge(), ready, images, pageSize);
+        RecordLog l = begin();
+        long written = 0;
+        try
+        {
+            l.append(TYPE_APPLY, rec.toBytes(), true);
+            written = ParityApply.write(images, fs, names, coder, opt.merge() ? opt.io() : null);
+            l.append(TYPE_DONE, new Payload(8).i64(id).toBytes(), false);
+            synchronized (this)
+            {
+                for (long tx : ready)
+                    forget(tx);
+            }
+        }
+        finally
+        {
+            end();
+        }
+        maybeRotate();
+        if (opt.times() != null)
+            opt.times().recycle(timesLog, bytes, opt.clock().getAsLong() - start);
+        return written;
     }
 
     /** dst[doff..] ^= src[soff..] over n bytes. */
     public static void xor(byte[] src, int soff, byte[] dst, int doff, int n)
     {
-        for (int x = 0; x < n; x++)
-            dst[doff + x] ^= src[soff + x];
+        ParityApply.xor(src, soff, dst, doff, n);
     }
 
     public String base()

@@ -18,7 +18,8 @@ import io.elect.tsue.fs.FileLayer;
  * preallocated area, records of an earlier epoch) is ignored and overwritten by the next append. {@link #reset}
  * bumps the epoch instead of erasing, so a preallocated area (PLR) is reused with a single small overwrite.
  *
- * <p>Thread-safe. {@link #append} with sync uses group commit: one fsync covers every record appended before it.
+ * <p>Thread-safe. {@link #append} with sync uses group commit: one write and one fsync for every synced record
+ * queued while the previous group was being synced.
  */
 public final class RecordLog
 {
@@ -36,6 +37,7 @@ public final class RecordLog
     private final FileLayer fs;
     private final String name;
     private final Object syncLock = new Object();
+    private final List<Waiter> queue = new ArrayList<>();
     private int epoch;
     private long tail;
     private volatile long synced;
@@ -144,6 +146,10 @@ public final class RecordLog
     /**
      * Appends one record; if sync, returns only once it is durable. Returns the record's position.
      *
+     * <p>Synced appends use group commit with one write: an appender queues its frame; the first queued appender to
+     * get the sync lock becomes the leader, writes every queued frame in one write and syncs once; the others find
+     * their frame written and synced when they get the lock (one write and one fsync per group, not per record).
+     *
      * @throws IllegalArgumentException if payload is larger than {@link #MAX_PAYLOAD} or type is outside 0..255
      */
     public long append(int type, byte[] payload, boolean sync) throws IOException
@@ -154,19 +160,96 @@ public final class RecordLog
             throw new IllegalArgumentException("payload too large: " + payload.length);
         byte[] frame = new byte[FRAME_BYTES + payload.length];
         ByteBuffer b = ByteBuffer.wrap(frame);
-        long pos;
+        b.putInt(payload.length).putInt(0).put((byte) type).put(payload);
+        if (!sync)
+        {
+            synchronized (this)
+            {
+                return write(List.of(frame))[0];
+            }
+        }
+        Waiter w = new Waiter(frame);
         synchronized (this)
         {
-            b.putInt(payload.length).putInt(epoch).put((byte) type).put(payload);
-            CRC32C crc = new CRC32C();
-            crc.update(frame, 0, 9 + payload.length);
-            b.putInt((int) crc.getValue());
-            pos = tail;
-            fs.write(name, pos, frame, 0, frame.length);
-            tail += frame.length;
+            queue.add(w);
         }
-        if (sync)
-            syncTo(pos + frame.length);
+        synchronized (syncLock)
+        {
+            if (!w.done)
+            {
+                List<Waiter> group;
+                long end;
+                try
+                {
+                    synchronized (this)
+                    {
+                        group = new ArrayList<>(queue);
+                        queue.clear();
+                        List<byte[]> frames = new ArrayList<>(group.size());
+                        for (Waiter g : group)
+                            frames.add(g.frame);
+                        long[] pos = write(frames);
+                        for (int i = 0; i < group.size(); i++)
+                            group.get(i).pos = pos[i];
+                        end = tail;
+                    }
+                    fs.sync(name);
+                    synced = Math.max(synced, end);
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    w.failure = e;
+                    throw e;
+                }
+                for (Waiter g : group)
+                    g.done = true;
+            }
+        }
+        if (w.failure != null)
+            throw new IOException("group commit of " + name + " failed", w.failure);
+        return w.pos;
+    }
+
+    /** A synced append waiting for its group's write and sync. Guarded by syncLock. */
+    private static final class Waiter
+    {
+        final byte[] frame;
+        long pos;
+        boolean done;
+        Exception failure;
+
+        Waiter(byte[] frame)
+        {
+            this.frame = frame;
+        }
+    }
+
+    /**
+     * REQUIRES: this monitor. Stamps the epoch and CRC into the frames, writes them back to back at the tail in one
+     * write, and returns their positions.
+     */
+    private long[] write(List<byte[]> frames) throws IOException
+    {
+        int total = 0;
+        for (byte[] f : frames)
+            total += f.length;
+        byte[] buf = frames.size() == 1 ? frames.get(0) : new byte[total];
+        long[] pos = new long[frames.size()];
+        int at = 0;
+        for (int i = 0; i < frames.size(); i++)
+        {
+            byte[] f = frames.get(i);
+            ByteBuffer.wrap(f).putInt(4, epoch);
+            CRC32C crc = new CRC32C();
+            crc.update(f, 0, f.length - 4);
+            ByteBuffer.wrap(f).putInt(f.length - 4, (int) crc.getValue());
+            if (buf != f)
+                System.arraycopy(f, 0, buf, at, f.length);
+            pos[i] = tail + at;
+            at += f.length;
+        }
+        fs.write(name, tail, buf, 0, total);
+        tail += total;
         return pos;
     }
 
@@ -200,14 +283,17 @@ public final class RecordLog
     }
 
     /** Empties the log by starting a new epoch (one synced header write); earlier records become invisible. */
-    public synchronized void reset() throws IOException
+    public void reset() throws IOException
     {
-        synchronized (syncLock)
+        synchronized (syncLock)   // lock order everywhere: syncLock, then this
         {
-            epoch++;
-            writeHeader();
-            tail = HEADER_BYTES;
-            synced = tail;
+            synchronized (this)
+            {
+                epoch++;
+                writeHeader();
+                tail = HEADER_BYTES;
+                synced = tail;
+            }
         }
     }
 

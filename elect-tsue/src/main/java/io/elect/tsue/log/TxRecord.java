@@ -13,7 +13,8 @@ import java.util.List;
  * recovery compares it with the chunks to learn whether the data write of an uncommitted transaction happened.
  *
  * @param kind      {@link #PARITY_DELTA} (XOR into the parity), {@link #PARIX_NEW} or {@link #PARIX_ORIG} (new or
- *                  original bytes of data chunk {@code dataIndex}, PARIX)
+ *                  original bytes of data chunk {@code dataIndex}, PARIX), {@link #DATA_DELTA} (TSUE delta log: data
+ *                  delta of data chunk {@code dataIndex})
  * @param group     policy-specific grouping, e.g. the TSUE log unit; 0 if unused
  * @param manifest  (chunk, offset, length, crc) quadruples as int[4] each
  * @param ranges    (offset, bytes) pairs in the chunk named by kind
@@ -25,6 +26,7 @@ public record TxRecord(long tx, long group, long stripe, int kind, int parityInd
     public static final int PARITY_DELTA = 1;
     public static final int PARIX_NEW = 2;
     public static final int PARIX_ORIG = 3;
+    public static final int DATA_DELTA = 4;
 
     /** A byte range of a chunk with its bytes. */
     public record Extent(int offset, byte[] bytes)

@@ -144,6 +144,12 @@ public final class InMemoryTransport implements Transport
             d.delete(file);
         }
 
+        public void retire(String log) throws IOException
+        {
+            count(0);
+            d.retire(log);
+        }
+
         public List<String> list(String prefix) throws IOException
         {
             count(0);
@@ -192,6 +198,35 @@ public final class InMemoryTransport implements Transport
             Map<Long, Long> m = d.plogLastTx(base);
             count(16L * m.size());
             return m;
+        }
+
+        public void plogAppendBatch(String base, long tx, int source, long watermark, List<TxRecord> records)
+            throws IOException
+        {
+            count(20 + size(records));
+            d.plogAppendBatch(base, tx, source, watermark, records);
+        }
+
+        public long plogWatermark(String base, int source) throws IOException
+        {
+            count(12);
+            return d.plogWatermark(base, source);
+        }
+
+        public void plogForwarded(String base, long[] txs, boolean sync) throws IOException
+        {
+            count(8L * txs.length);
+            d.plogForwarded(base, txs, sync);
+        }
+
+        public List<List<TxRecord>> plogAll(String base) throws IOException
+        {
+            List<List<TxRecord>> all = d.plogAll(base);
+            long n = 0;
+            for (List<TxRecord> rs : all)
+                n += size(rs);
+            count(n);
+            return all;
         }
 
         public long plogMemory()

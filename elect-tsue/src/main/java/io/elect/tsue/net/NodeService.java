@@ -35,6 +35,13 @@ public interface NodeService
     /** Deletes a file (closing it first if it is an open record log). */
     void delete(String file) throws IOException;
 
+    /**
+     * Retires a record log that is no longer needed: its records are invalidated (header epoch bumped, synced) and
+     * the file is kept for reuse by a later new log of this node, whose appends then overwrite blocks the file
+     * system already allocated (a synced append then needs no journal commit). Absent files are ignored.
+     */
+    void retire(String log) throws IOException;
+
     /** File names starting with prefix. */
     List<String> list(String prefix) throws IOException;
 
@@ -52,6 +59,18 @@ public interface NodeService
     boolean plogCommitted(String base, long tx) throws IOException;
 
     Map<Long, Long> plogLastTx(String base) throws IOException;
+
+    /** Appends a batch of parity deltas forwarded from TSUE delta log {@code source}; durable and committed. */
+    void plogAppendBatch(String base, long tx, int source, long watermark, List<TxRecord> records) throws IOException;
+
+    /** The highest delta transaction of {@code source} that the log holds or has applied (-1 if none). */
+    long plogWatermark(String base, int source) throws IOException;
+
+    /** Delta log: drops forwarded transactions. */
+    void plogForwarded(String base, long[] txs, boolean sync) throws IOException;
+
+    /** Delta log: every transaction held (records grouped per transaction). */
+    List<List<TxRecord>> plogAll(String base) throws IOException;
 
     /** Memory held by all open parity logs of this node. */
     long plogMemory();

@@ -15,30 +15,40 @@ import io.elect.tsue.log.TxRecord;
 
 /**
  * One storage node: its files (through a {@link FileLayer}), its open record logs and its parity logs. Thread-safe.
- * Parity logs whose base starts with {@code plr-} are PLR reserved areas and are preallocated.
+ *
+ * <p>Log kinds by base name: {@code plr-*} are PLR reserved areas (preallocated); {@code tplog} is TSUE's parity log
+ * and {@code tdelta-*} / {@code tdrep-*} the primary and replica copies of TSUE delta logs (concurrent logs: syncs
+ * and applies outside the log's monitor); every other base is a serial parity log (PL, PARIX, DPU).
  */
 public final class StorageNode implements NodeService
 {
+    /** Node-wide settings of the logs. */
+    public record Settings(int pageSize, long rotateBytes, long plrReserve, boolean tsueParityMerge,
+                           java.util.concurrent.Executor io, io.elect.tsue.log.LogTimes times,
+                           java.util.function.LongSupplier clock)
+    {
+    }
+
     private final int id;
     private final FileLayer fs;
     private final ErasureCoder coder;
     private final ParityLog.ChunkNamer names;
-    private final int pageSize;
-    private final long rotateBytes;
-    private final long plrReserve;
+    private final Settings settings;
     private final ConcurrentHashMap<String, RecordLog> logs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ParityLog> plogs = new ConcurrentHashMap<>();
+    /** Retired record-log files ready for reuse (guarded by the logs monitor; loaded from the directory lazily). */
+    private java.util.ArrayDeque<String> free;
+    private long freeIds;
+    private static final String FREE = "free-";
+    private static final int MAX_FREE = 16;
 
-    public StorageNode(int id, FileLayer fs, ErasureCoder coder, ParityLog.ChunkNamer names, int pageSize,
-                       long rotateBytes, long plrReserve)
+    public StorageNode(int id, FileLayer fs, ErasureCoder coder, ParityLog.ChunkNamer names, Settings settings)
     {
         this.id = id;
         this.fs = fs;
         this.coder = coder;
         this.names = names;
-        this.pageSize = pageSize;
-        this.rotateBytes = rotateBytes;
-        this.plrReserve = plrReserve;
+        this.settings = settings;
     }
 
     public FileLayer files()
@@ -88,11 +98,58 @@ public final class StorageNode implements NodeService
             l = logs.get(name);
             if (l == null)
             {
+                if (fs.size(name) < 0)
+                {
+                    String free = freeFile();
+                    if (free != null)
+                        fs.rename(free, name);   // a retired log: valid header, no valid record
+                }
                 l = RecordLog.open(fs, name);
                 l.takeRecovered();
                 logs.put(name, l);
             }
             return l;
+        }
+    }
+
+    /** REQUIRES: the logs monitor. A retired file to reuse, or null. */
+    private String freeFile() throws IOException
+    {
+        if (free == null)
+        {
+            free = new java.util.ArrayDeque<>();
+            for (String f : fs.list())
+                if (f.startsWith(FREE))
+                {
+                    free.add(f);
+                    freeIds = Math.max(freeIds, Long.parseLong(f.substring(FREE.length())) + 1);
+                }
+        }
+        return free.poll();
+    }
+
+    @Override
+    public void retire(String file) throws IOException
+    {
+        synchronized (logs)
+        {
+            RecordLog l = logs.remove(file);
+            if (l == null)
+            {
+                if (fs.size(file) < 0)
+                    return;
+                l = RecordLog.open(fs, file);
+            }
+            freeFile();
+            if (free.size() >= MAX_FREE)
+            {
+                fs.delete(file);
+                return;
+            }
+            l.reset();   // synced: the old records are invalid before the file leaves its name
+            String name = FREE + freeIds++;
+            fs.rename(file, name);
+            free.add(name);
         }
     }
 
@@ -147,12 +204,36 @@ public final class StorageNode implements NodeService
             p = plogs.get(base);
             if (p == null)
             {
-                long pre = base.startsWith("plr-") ? plrReserve : 0;
-                p = new ParityLog(fs, base, coder, names, pageSize, pre > 0 ? pre : rotateBytes, pre);
+                p = new ParityLog(fs, base, coder, names, settings.pageSize(), rotateBytes(base), options(base));
                 plogs.put(base, p);
             }
             return p;
         }
+    }
+
+    private long rotateBytes(String base)
+    {
+        return base.startsWith("plr-") ? settings.plrReserve() : settings.rotateBytes();
+    }
+
+    private ParityLog.Options options(String base)
+    {
+        if (base.startsWith("plr-"))
+            return new ParityLog.Options(ParityLog.Role.PARITY, false, true, settings.plrReserve(), null,
+                                         settings.times(), settings.clock());
+        if (base.equals("tplog"))
+            return new ParityLog.Options(ParityLog.Role.PARITY, true, settings.tsueParityMerge(), 0, settings.io(),
+                                         settings.times(), settings.clock());
+        if (base.startsWith("tdelta-") || base.startsWith("tdrep-"))
+            return new ParityLog.Options(ParityLog.Role.DELTA, true, true, 0, settings.io(), settings.times(),
+                                         settings.clock());
+        return new ParityLog.Options(ParityLog.Role.PARITY, false, true, 0, null, settings.times(), settings.clock());
+    }
+
+    /** The parity log of this node with the given base (opened on first use). */
+    public ParityLog parityLog(String base) throws IOException
+    {
+        return plog(base);
     }
 
     @Override
@@ -195,6 +276,31 @@ public final class StorageNode implements NodeService
     public Map<Long, Long> plogLastTx(String base) throws IOException
     {
         return plog(base).lastTxByStripe();
+    }
+
+    @Override
+    public void plogAppendBatch(String base, long tx, int source, long watermark, List<TxRecord> records)
+        throws IOException
+    {
+        plog(base).appendBatch(tx, source, watermark, records);
+    }
+
+    @Override
+    public long plogWatermark(String base, int source) throws IOException
+    {
+        return plog(base).watermark(source);
+    }
+
+    @Override
+    public void plogForwarded(String base, long[] txs, boolean sync) throws IOException
+    {
+        plog(base).forwarded(txs, sync);
+    }
+
+    @Override
+    public List<List<TxRecord>> plogAll(String base) throws IOException
+    {
+        return plog(base).all();
     }
 
     @Override

@@ -7,7 +7,7 @@ import java.util.Random;
 import java.util.Set;
 
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.elect.tsue.fs.MemFileLayer;
 import io.elect.tsue.fs.SimulatedCrashException;
@@ -28,8 +28,8 @@ class CrashRecoveryTest
     private static final int ROUNDS = Integer.getInteger("tsue.crash.rounds", 12);
 
     @ParameterizedTest
-    @EnumSource(UpdatePolicy.class)
-    void recoversFromSeededCrashPoints(UpdatePolicy policy) throws Exception
+    @MethodSource("io.elect.tsue.engine.Fixture#variants")
+    void recoversFromSeededCrashPoints(String policy) throws Exception
     {
         long base = System.nanoTime();
         for (int round = 0; round < ROUNDS; round++)
@@ -47,7 +47,7 @@ class CrashRecoveryTest
         System.out.println("CrashRecoveryTest " + policy + " seeds " + base + ".." + (base + ROUNDS - 1) + " passed");
     }
 
-    private void crashAndRecover(UpdatePolicy policy, long seed, boolean loseLogReplica) throws Exception
+    private void crashAndRecover(String policy, long seed, boolean loseLogReplica) throws Exception
     {
         int ops = 120;
         // dry run: how many mutating operations does this seed's workload make?
@@ -100,11 +100,13 @@ class CrashRecoveryTest
         for (MemFileLayer m : f.mem)
             m.crash();
         f.clock.restart();
-        if (loseLogReplica && (policy == UpdatePolicy.TSUE || policy == UpdatePolicy.DPU))
+        if (loseLogReplica && (policy.startsWith("TSUE") || policy.equals("DPU")))
         {
+            // every replicated log file of one node: data-log units, delta-log copies, differential pages
             MemFileLayer victim = f.mem.get(pick.nextInt(f.mem.size()));
             for (String name : victim.list())
-                if (name.startsWith("dlog-") || name.startsWith("dpu-"))
+                if (name.startsWith("dlog-") || name.startsWith("dpu-") || name.startsWith("tdelta-")
+                    || name.startsWith("tdrep-"))
                     victim.delete(name);
         }
         try (UpdateEngine e = f.engine(false))

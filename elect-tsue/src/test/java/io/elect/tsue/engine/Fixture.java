@@ -32,10 +32,34 @@ final class Fixture
 
     static TsueConfig small(UpdatePolicy p, int threads)
     {
+        return builder(p, threads).build();
+    }
+
+    private static TsueConfig.Builder builder(UpdatePolicy p, int threads)
+    {
         return TsueConfig.builder().policy(p).code(4, 2).chunkSize(64 << 10).pageSize(4096).logUnitBytes(24 << 10)
                          .logMemoryQuota(96 << 10).recycleThreads(threads).parityApplyBytes(32 << 10)
                          .rotateBytes(128 << 10).plrReserveBytes(16 << 10).parixApplyBytes(64 << 10)
-                         .dpuRatio(0.05).build();
+                         .deltaLogBytes(24 << 10).logPools(2).dpuRatio(0.05);
+    }
+
+    /**
+     * The configurations the engine tests cover: every policy, and TSUE at every ablation level below full TSUE
+     * (named TSUE_BASE .. TSUE_O4).
+     */
+    static java.util.stream.Stream<String> variants()
+    {
+        java.util.stream.Stream<String> policies = java.util.Arrays.stream(UpdatePolicy.values()).map(Enum::name);
+        java.util.stream.Stream<String> levels = TsueConfig.ABLATION_LEVELS.stream().filter(l -> !l.equals("O5"))
+                                                                        .map(l -> "TSUE_" + l);
+        return java.util.stream.Stream.concat(policies, levels);
+    }
+
+    static TsueConfig small(String variant, int threads)
+    {
+        if (!variant.startsWith("TSUE_"))
+            return small(UpdatePolicy.valueOf(variant), threads);
+        return builder(UpdatePolicy.TSUE, threads).ablation(variant.substring(5)).build();
     }
 
     UpdateEngine engine(boolean faults)

@@ -26,7 +26,7 @@ class LogUnitTest
         int size = 1 << 14;
         byte[] model = new byte[size];
         boolean[] written = new boolean[size];
-        LogUnit u = new LogUnit(1);
+        LogUnit u = new LogUnit(1, 0, true);
         for (int i = 0; i < 500; i++)
         {
             int off = rnd.nextInt(size - 1), len = 1 + rnd.nextInt(Math.min(2000, size - off));

@@ -8,7 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SameStripeConcurrencyTest
 {
     @ParameterizedTest
-    @EnumSource(UpdatePolicy.class)
-    void racingWritersAgreeEverywhere(UpdatePolicy policy) throws Exception
+    @MethodSource("io.elect.tsue.engine.Fixture#variants")
+    void racingWritersAgreeEverywhere(String policy) throws Exception
     {
         Fixture f = new Fixture(Fixture.small(policy, 2), 1);
         int page = f.cfg.pageSize, threads = 4, rounds = 60;
