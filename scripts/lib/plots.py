@@ -16,7 +16,7 @@ import os
 import statistics
 import sys
 
-SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered", "readpath")
+SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered", "readpath", "tls")
 
 # One colour per system or backend, the same in every picture.
 COLOURS = {"c-isal": "#4d4d4d", "isal": "#1f77b4", "jerasure": "#ff7f0e", "java": "#2ca02c", "memcpy": "#bbbbbb",
@@ -472,9 +472,33 @@ def plot_tiered(data, out):
     _save(fig, out, "tiered: point reads of LOCAL, COLD and DECODED data files (one node)")
 
 
+def plot_tls(data, out):
+    """TLS / plaintext per path of the ELECT transport (median of the interleaved repetitions, min..max), with the
+    10% cost target: throughput should stay >= 0.9x, latencies <= 1.1x."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    paths = [("transitioning\nthroughput", "transitioning_mb_s", "tls_over_plain_transitioning_throughput_median", "throughput", 0.9),
+             ("degraded read\np50", "degraded_read_p50_ms", "tls_over_plain_degraded_p50_median", "p50", 1.1),
+             ("degraded read\np99", "degraded_read_p99_ms", "tls_over_plain_degraded_p99_median", "p99", 1.1)]
+    meds = [data[m] for _, _, m, _, _ in paths]
+    lows = [data["ratio_ranges"][r][0] for _, _, _, r, _ in paths]
+    highs = [data["ratio_ranges"][r][1] for _, _, _, r, _ in paths]
+    bars = ax.bar(range(len(paths)), meds, 0.6, yerr=_errs(meds, lows, highs), capsize=4, color="#1f77b4")
+    _label_later(ax, bars, [f"{m:.2f}x" for m in meds], highs)
+    for i, (_, _, _, _, t) in enumerate(paths):
+        ax.hlines(t, i - 0.35, i + 0.35, color="k", ls="--", lw=1.4, label="target (10% cost)" if i == 0 else None)
+    ax.axhline(1.0, color="#999999", lw=0.8)
+    ax.set_xticks(range(len(paths)))
+    ax.set_xticklabels([p[0] for p in paths])
+    ax.set_ylabel("TLS / plaintext (median, min..max over repetitions)")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8, loc="upper left")
+    _save(fig, out, f"tls: mutual TLS 1.3 ({data.get('provider', '?')}) on the ELECT transport, {data['reps']} repetitions")
+
+
 PLOTTERS = {"coding": plot_coding, "offload": plot_offload, "tsue": plot_tsue, "storage": plot_storage,
             "compare": plot_compare, "degraded": plot_degraded, "tiered": plot_tiered,
-            "readpath": plot_compare}  # readpath's records have compare's shape (systems plain, elect)
+            "readpath": plot_compare, "tls": plot_tls}  # readpath's records have compare's shape (systems plain, elect)
 assert set(PLOTTERS) == set(SUITES)
 
 
