@@ -180,17 +180,18 @@ public final class TransitionService
         long start = node.clock().nanoTime();
         long moved = 0;
         int items = 0;
-        // Largest holders first, each asked for what is still missing (capped by what it holds): at most one node
-        // gets a partial share, so the rounding to whole files happens once, not once per node.
+        // Largest holders first, each asked for what is still missing after what the previous ones really moved
+        // (capped by what it holds). A node rounds its share to whole files (nearest), so the next node's ask absorbs
+        // that rounding instead of adding to it: the total lands within half a file of the ask, not half a file per
+        // node (CI run at alpha 0.6 ended 3.6 points over with every parity file offloaded).
         List<NodeSnapshot> byHolding = new ArrayList<>(snaps.values());
         byHolding.sort(Comparator.comparingLong(heldBy).reversed().thenComparing(NodeSnapshot::node));
-        long remaining = bytes;
+        int failures = 0;
         for (NodeSnapshot s : byHolding)
         {
-            long share = Math.min(remaining, heldBy.applyAsLong(s));
+            long share = Math.min(bytes - moved, heldBy.applyAsLong(s));
             if (share <= 0)
                 break;
-            remaining -= share;
             try
             {
                 OffloadResult res = OffloadResult.decode(node.transport().requestOnce(node.peer(s.node()), verb,
@@ -201,8 +202,16 @@ public final class TransitionService
             }
             catch (Exception e)
             {
+                failures++;
                 logger.warn("{} of {} bytes of {} on {} failed (next round retries): {}", Verbs.name(verb), share, table, s.node(), e.toString());
             }
+        }
+        // one INFO line per offload that happened; an ask below half of every eligible file moves nothing, every round
+        if (items == 0 && failures == 0)
+        {
+            logger.debug("{} {}: asked {} bytes, nothing eligible that close ({} ms)", Verbs.name(verb), table, bytes,
+                         node.clock().millisSince(start));
+            return;
         }
         logger.info("{} {}: asked {} bytes, moved {} bytes in {} files ({} ms)", Verbs.name(verb), table, bytes, moved, items,
                     node.clock().millisSince(start));

@@ -43,7 +43,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the same data goes into a plain LCS table and an ELECT table; the coordinator encodes cold last-level primaries,
  * stubs the secondaries and offloads parity until the storage report says the target is reached. Then, measured
  * independently of our own accounting (Cassandra's "Space used (live)" plus the parity files on disk), the ELECT
- * table's hot bytes are within 3 points of (1 - alpha) x the plain table's; every key reads back at ONE and ALL;
+ * table's hot bytes are within 3 points of (1 - alpha) x the plain table's (files are indivisible, so the precision
+ * is about half of one parity file over the table's full-replication bytes: 20,000 keys make that about 2 points;
+ * with 12,000 keys a CI run ended 3.6 points over); every key reads back at ONE and ALL;
  * updates and deletes after encoding read back from every replica; with a data node killed, every key still reads at
  * ONE (stubs reconstruct from the stripe).
  */
@@ -54,8 +56,11 @@ class TransitioningIT
     private static final int NODES = Integer.getInteger("elect.it.nodes", 3);
     private static final int K = Integer.getInteger("elect.it.k", 2);
     private static final int M = Integer.getInteger("elect.it.m", 1);
-    private static final int KEYS = Integer.getInteger("elect.it.keys", 12000);
+    private static final int KEYS = Integer.getInteger("elect.it.keys", 20000);
     private static final double ALPHA = Double.parseDouble(System.getProperty("elect.it.alpha", "0.6"));
+    // -Delect.it.full=false (scripts/elect test at alpha 0.3 and 0.8): only the saving and every key at ONE and ALL;
+    // the crash mid-transition, updates after encoding and the degraded reads run once, at the default alpha
+    private static final boolean FULL = Boolean.parseBoolean(System.getProperty("elect.it.full", "true"));
     private static final String KS = "elect_transition_it";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -124,6 +129,13 @@ class TransitioningIT
 
         // 1. A node killed with SIGKILL while a stripe is in flight (seen in elect_system.stripes, not guessed from
         //    timing), then restarted: the victim is a participant of that stripe (a data or parity node), seeded.
+        if (FULL)
+            crashMidTransition();
+        convergeAndCheck();
+    }
+
+    private void crashMidTransition() throws Exception
+    {
         Random seeded = new Random(Long.getLong("elect.it.seed", 20261123L));
         String inflight = null, inflightState = null;
         int victim = -1;
@@ -164,7 +176,10 @@ class TransitioningIT
         assertEquals(0, SCRIPT.run(180, "kill", "--hard", String.valueOf(victim)).code());
         Thread.sleep(5000);
         assertEquals(0, SCRIPT.run(600, "restart-node", String.valueOf(victim)).code());
+    }
 
+    private void convergeAndCheck() throws Exception
+    {
         // 2. The coordinator converges on the target (its own report); stripes end committed or rolled back.
         JsonNode report = null;
         long deadline = System.currentTimeMillis() + 1000L * Integer.getInteger("elect.it.converge_seconds", 600);
@@ -212,9 +227,13 @@ class TransitioningIT
 
         // 4. Every key at ONE and ALL.
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
-        for (int k = 0; k < KEYS; k++)
-            for (ConsistencyLevel cl : List.of(ConsistencyLevel.ONE, ConsistencyLevel.ALL))
-                check(session.execute(get.bind(key(k)).setConsistencyLevel(cl)).one(), k, 0, false, cl.name());
+        for (ConsistencyLevel cl : List.of(ConsistencyLevel.ONE, ConsistencyLevel.ALL))
+            checkAll(0, 1, k -> get.bind(key(k)).setConsistencyLevel(cl), k -> 0, k -> false, cl.name());
+        if (!FULL)
+        {
+            assertNull(savingMiss);
+            return;
+        }
 
         // 5. Updates and deletes after encoding, read from every replica (each node coordinating at ONE).
         PreparedStatement update = session.prepare("UPDATE " + KS + ".usertable SET field0 = ?, field3 = ? WHERE key = ?");
@@ -226,16 +245,14 @@ class TransitioningIT
         for (int i = 1; i <= NODES; i++)
             assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
         for (Node node : session.getMetadata().getNodes().values())
-            for (int k = 0; k < KEYS; k += 7)
-                check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node)).one(), k,
-                      k % 37 == 0 ? 1 : 0, deleted(k), "via " + node.getEndPoint());
+            checkAll(0, 7, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node),
+                     k -> k % 37 == 0 ? 1 : 0, TransitioningIT::deleted, "via " + node.getEndPoint());
 
         // 6. A data node down: every key still reads at ONE (secondaries' stubs reconstruct from the stripe).
         assertEquals(0, SCRIPT.run(180, "kill", "--hard", "3").code());
         Thread.sleep(10_000); // failure detection
-        for (int k = 0; k < KEYS; k++)
-            check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, k % 37 == 0 ? 1 : 0,
-                  deleted(k), "node 3 down");
+        checkAll(0, 1, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE), k -> k % 37 == 0 ? 1 : 0,
+                 TransitioningIT::deleted, "node 3 down");
         assertNull(savingMiss);
     }
 
@@ -275,6 +292,29 @@ class TransitioningIT
                             assertTrue(committed.contains(seg.toString()), "orphan cold parity object " + p);
                 if (path.contains("/elect/stub-tmp/") && Files.isRegularFile(p))
                     fail("leftover stub download " + p);
+            }
+        }
+    }
+
+    /**
+     * Reads keys from, from + step, ... with up to 64 requests in flight and checks each row as {@link #check} does
+     * (same assertions as one synchronous read per key, in a fraction of the time).
+     */
+    private static void checkAll(int from, int step, java.util.function.IntFunction<com.datastax.oss.driver.api.core.cql.Statement<?>> read,
+                                 java.util.function.IntUnaryOperator version, java.util.function.IntPredicate deleted, String how) throws Exception
+    {
+        java.util.Map<Integer, CompletionStage<AsyncResultSet>> inflight = new java.util.LinkedHashMap<>();
+        for (int k = from; k < KEYS; k += step)
+        {
+            inflight.put(k, session.executeAsync(read.apply(k)));
+            if (inflight.size() >= 64 || k + step >= KEYS)
+            {
+                for (java.util.Map.Entry<Integer, CompletionStage<AsyncResultSet>> e : inflight.entrySet())
+                {
+                    int key = e.getKey();
+                    check(e.getValue().toCompletableFuture().get().one(), key, version.applyAsInt(key), deleted.test(key), how);
+                }
+                inflight.clear();
             }
         }
     }
