@@ -9,10 +9,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
@@ -109,61 +107,10 @@ abstract class AbstractEngine implements UpdateEngine
         return sorted;
     }
 
-    /** Runs the tasks in parallel and waits for all; rethrows the first failure. */
+    /** Runs the tasks in parallel (all but the last on the engine's I/O pool) and waits for all; rethrows the first failure. */
     protected void parallel(List<Callable<Void>> tasks) throws IOException
     {
-        if (tasks.size() == 1)
-        {
-            call(tasks.get(0));
-            return;
-        }
-        List<Future<Void>> fs = new ArrayList<>();
-        for (Callable<Void> t : tasks.subList(0, tasks.size() - 1))
-            fs.add(io.submit(t));
-        IOException first = null;
-        try
-        {
-            call(tasks.get(tasks.size() - 1));   // the last task runs in the calling thread
-        }
-        catch (IOException | RuntimeException e)
-        {
-            first = e instanceof IOException ? (IOException) e : new IOException(e);
-        }
-        for (Future<Void> f : fs)
-        {
-            try
-            {
-                f.get();
-            }
-            catch (InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
-            catch (ExecutionException e)
-            {
-                if (first == null)
-                    first = e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
-            }
-        }
-        if (first != null)
-            throw first;
-    }
-
-    private static void call(Callable<Void> c) throws IOException
-    {
-        try
-        {
-            c.call();
-        }
-        catch (IOException | RuntimeException e)
-        {
-            throw e;
-        }
-        catch (Exception e)
-        {
-            throw new IOException(e);
-        }
+        Parallel.run(io, tasks);
     }
 
     protected String chunk(long stripe, int index)

@@ -28,6 +28,12 @@ final class Parallel
 
     static void run(List<Callable<Void>> tasks) throws IOException
     {
+        run(POOL, tasks);
+    }
+
+    /** As {@link #run(List)}, all but the last task on {@code pool}. */
+    static void run(ExecutorService pool, List<Callable<Void>> tasks) throws IOException
+    {
         if (tasks.isEmpty())
             return;
         if (tasks.size() == 1)
@@ -37,7 +43,7 @@ final class Parallel
         }
         List<Future<Void>> fs = new ArrayList<>();
         for (Callable<Void> t : tasks.subList(0, tasks.size() - 1))
-            fs.add(POOL.submit(t));
+            fs.add(pool.submit(t));
         IOException first = null;
         try
         {
