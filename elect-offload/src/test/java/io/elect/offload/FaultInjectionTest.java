@@ -236,4 +236,50 @@ public class FaultInjectionTest
             fail("seed=" + seed, t);
         }
     }
+
+    /**
+     * Transient errors do not use up the budget of corrupt answers (simulation seed 1697: two 500s, then one bit
+     * flipped in transit, and the healthy object was given up on after 3 attempts). Scripted: error, error, flipped
+     * answer, then the true bytes.
+     */
+    @Test
+    void transientErrorsDoNotUseUpTheRetriesOfACorruptAnswer() throws IOException
+    {
+        InMemoryBlobStore inner = new InMemoryBlobStore();
+        java.util.ArrayDeque<String> script = new java.util.ArrayDeque<>();
+        BlobStore scripted = new BlobStore()
+        {
+            public void put(String key, ByteBuffer data) throws IOException { inner.put(key, data); }
+            public RangeResult get(String key, long offset, int length) throws IOException { return answer(inner.get(key, offset, length)); }
+            public RangeResult getAll(String key) throws IOException { return answer(inner.getAll(key)); }
+            public java.util.OptionalLong head(String key) throws IOException { return inner.head(key); }
+            public void delete(String key) throws IOException { inner.delete(key); }
+            public List<Entry> list(String prefix) throws IOException { return inner.list(prefix); }
+            public MultipartUpload startMultipart(String key) throws IOException { return inner.startMultipart(key); }
+            public void close() { inner.close(); }
+
+            private RangeResult answer(RangeResult r) throws IOException
+            {
+                String next = script.poll();
+                if ("error".equals(next))
+                    throw new TransientColdStoreException("scripted 500", false, null);
+                if (!"flip".equals(next))
+                    return r;
+                ByteBuffer copy = ByteBuffer.allocate(r.data().remaining()).put(r.data().duplicate()).flip();
+                copy.put(0, (byte) (copy.get(0) ^ 1));
+                return new RangeResult(copy, r.objectLength());
+            }
+        };
+        byte[] data = randomBytes(1000);
+        try (FramedColdStore store = new FramedColdStore("scripted", scripted, fastRetries(12)))
+        {
+            store.put("k", ByteBuffer.wrap(data));
+            script.addAll(List.of("error", "error", "flip"));
+            assertArrayEquals(data, bytes(store.read("k", 0, data.length)), "two errors and one flip, then the true bytes");
+            assertEquals(1, store.metrics().corruptionDetected.sum());
+            script.addAll(List.of("flip", "error", "flip", "flip"));
+            assertThrows(CorruptObjectException.class, () -> store.read("k", 0, data.length),
+                         "three corrupt answers are corruption at rest, whatever came between them");
+        }
+    }
 }
