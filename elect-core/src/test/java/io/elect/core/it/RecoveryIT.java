@@ -114,7 +114,7 @@ class RecoveryIT
         for (int i = 1; i <= 3; i++)
         {
             assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
-            assertEquals(0, SCRIPT.run(600, "nodetool", String.valueOf(i), "compact", KS).code());
+            assertEquals(0, SCRIPT.compact(i, KS).code());
         }
         JsonNode report = awaitSettled();
         assertTrue(report.get("stripes").path("committed").asInt() > 0, "stripes committed: " + report);
