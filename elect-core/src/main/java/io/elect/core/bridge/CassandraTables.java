@@ -239,12 +239,13 @@ public final class CassandraTables implements LocalTables
             return;
         if (!TieredSSTables.isTiered(r) || TieredSSTables.sidecar(r.descriptor).source() != TieredSidecar.Source.DECODED)
             throw new IllegalArgumentException("sstable " + id + " of " + t + " is not a stub");
-        try (LifecycleTransaction txn = cfs.getTracker().tryModify(r, OperationType.UNKNOWN))
+        SSTableHold held = SSTableHold.tryAcquire(cfs, r, OperationType.UNKNOWN);
+        if (held == null)
+            throw new IllegalStateException("stub " + id + " of " + t + " is busy (compaction, purge or paused compactions); retry later");
+        try (held)
         {
-            if (txn == null)
-                throw new IllegalStateException("stub " + id + " of " + t + " is busy (compaction or purge); retry later");
-            txn.obsoleteOriginals();
-            txn.finish();
+            held.txn().obsoleteOriginals();
+            held.txn().finish();
         }
     }
 

@@ -157,9 +157,23 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         if (target == MISFIT)
             misfits.add(sstable);
         else if (target == FROZEN)
-            frozen.add(sstable);
+            addFrozen(sstable);
         else
             tree(target).addSSTable(sstable);
+    }
+
+    /**
+     * A frozen SSTable is also marked suspect: Cassandra's whole-table maintenance operations (cleanup, scrub,
+     * garbagecollect, upgradesstables, relocatesstables, verify: {@code ColumnFamilyStore.withAllSSTables}) skip
+     * suspect SSTables, so they never rewrite a stripe member or a tiered SSTable ({@link MaintenanceWatch} logs it).
+     * Suspect SSTables stay readable (Cassandra consults the mark only to choose compaction inputs and garbagecollect's
+     * shadow sources); tombstone purging still sees them as overlapping (CompactionController), so no purge can
+     * resurrect what they hold.
+     */
+    private void addFrozen(SSTableReader sstable)
+    {
+        frozen.add(sstable);
+        sstable.markSuspect();
     }
 
     private void unplace(SSTableReader sstable)
@@ -191,6 +205,8 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
         if (target != p)
         {
             unplace(sstable);
+            if (p == FROZEN)
+                sstable.unmarkSuspect(); // back to compaction (a real corruption is marked again by the next read of it)
             place(sstable);
             logger.debug("ELECT {} of {}.{} moved from {} to {}", sstable.descriptor, cfs.getKeyspaceName(),
                         cfs.getTableName(), placementName(p), placementName(target));
@@ -267,7 +283,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
             if (target == MISFIT)
                 misfits.add(sstable);
             else if (target == FROZEN)
-                frozen.add(sstable);
+                addFrozen(sstable);
             else
                 addedByRole.computeIfAbsent(target, k -> new ArrayList<>()).add(sstable);
         }
@@ -305,6 +321,7 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
     {
         started = true;
         bridge.frozen().collectOnce(cfs);
+        bridge.tables().watchMaintenance(cfs, bridge.frozen(), bridge.node().clock());
         super.startup();
         for (LeveledCompactionStrategy tree : trees.values())
             tree.startup();

@@ -44,6 +44,8 @@ public final class ElectTables implements ElectTablesMBean
 
     /** "keyspace.table" names of tables that have had an ELECT strategy on this node. */
     private final Set<List<String>> tables = ConcurrentHashMap.newKeySet();
+    /** Ids of the tables a {@link MaintenanceWatch} is subscribed to. */
+    private final Set<String> watched = ConcurrentHashMap.newKeySet();
     private final Set<String> registeredMetrics = ConcurrentHashMap.newKeySet();
     private final RoleRangesSource roles;
     private volatile boolean mbeanRegistered;
@@ -52,6 +54,12 @@ public final class ElectTables implements ElectTablesMBean
     public ElectTables(RoleRangesSource roles)
     {
         this.roles = roles;
+    }
+
+    /** Has a {@link MaintenanceWatch} log what Cassandra's maintenance operations skip on cfs (once per table). */
+    void watchMaintenance(ColumnFamilyStore cfs, FrozenSSTables frozen, io.elect.core.util.Clock clock)
+    {
+        MaintenanceWatch.watch(cfs, frozen, clock, watched);
     }
 
     /** Called from every strategy constructor: MUST NOT touch the (possibly half-built) table. */

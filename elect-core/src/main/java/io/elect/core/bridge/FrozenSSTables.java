@@ -25,7 +25,6 @@ import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Directories;
 import org.apache.cassandra.db.compaction.AbstractCompactionStrategy;
 import org.apache.cassandra.db.compaction.OperationType;
-import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
 import org.apache.cassandra.io.sstable.Descriptor;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
 
@@ -153,12 +152,12 @@ public final class FrozenSSTables
         long start = clock.nanoTime();
         // Holding r (marked compacting) means no compaction has it now and none can take it until we release it;
         // by then the registry says frozen, so every strategy (existing or created later) keeps it out of its trees.
-        try (LifecycleTransaction txn = hold(cfs, r))
+        try (SSTableHold held = hold(cfs, r))
         {
             update(cfs, id, null, tag);
             for (ElectCompactionStrategy s : strategies)
                 s.reclassify(r);
-            txn.abort(); // releases r: nothing was staged, nothing is obsoleted
+            held.txn().abort(); // releases r: nothing was staged, nothing is obsoleted
         }
         logger.info("Froze {} of {}.{} (tag {}, {} bytes, L{}) in {} ms", r.descriptor, cfs.getKeyspaceName(),
                     cfs.getTableName(), tag, r.onDiskLength(), r.getSSTableLevel(),
@@ -201,27 +200,28 @@ public final class FrozenSSTables
             return;
         }
         List<ElectCompactionStrategy> strategies = electStrategies(cfs);
-        try (LifecycleTransaction txn = hold(cfs, r))
+        try (SSTableHold held = hold(cfs, r))
         {
             update(cfs, id, tag, null);
             for (ElectCompactionStrategy s : strategies)
                 s.reclassify(r);
-            txn.abort();
+            held.txn().abort();
         }
         logger.info("Unfroze {} of {}.{} (tag {}, {} bytes, L{}) in {} ms", r.descriptor, cfs.getKeyspaceName(),
                     cfs.getTableName(), tag, r.onDiskLength(), r.getSSTableLevel(),
                     TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - start));
     }
 
-    private static LifecycleTransaction hold(ColumnFamilyStore cfs, SSTableReader r)
+    /** A short hold (registry write and re-placement), visible to Cassandra's maintenance operations. */
+    private static SSTableHold hold(ColumnFamilyStore cfs, SSTableReader r)
     {
         if (!cfs.getLiveSSTables().contains(r))
             throw new IllegalStateException(r.descriptor + " is not a live SSTable of " + cfs.getKeyspaceName() + '.'
                                             + cfs.getTableName());
-        LifecycleTransaction txn = cfs.getTracker().tryModify(r, OperationType.UNKNOWN);
-        if (txn == null)
-            throw new IllegalStateException(r.descriptor + " is being compacted, retry later");
-        return txn;
+        SSTableHold held = SSTableHold.tryAcquire(cfs, r, OperationType.UNKNOWN);
+        if (held == null)
+            throw new IllegalStateException(r.descriptor + " is being compacted (or the table's compactions are paused), retry later");
+        return held;
     }
 
     private static List<ElectCompactionStrategy> electStrategies(ColumnFamilyStore cfs)

@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.DecoratedKey;
+import org.apache.cassandra.db.compaction.CompactionInterruptedException;
 import org.apache.cassandra.db.compaction.OperationType;
 import org.apache.cassandra.db.filter.ColumnFilter;
 import org.apache.cassandra.db.Slices;
@@ -406,6 +407,7 @@ public final class SecondaryStubs
         {
             if (shadowRefs == null)
                 throw new IOException("a shadowing SSTable of " + shadows + " is no longer live");
+            boolean stopped = false;
             for (SSTableReader x : cfs.getLiveSSTables())
             {
                 if (shadowSet.contains(x) || TieredSSTables.isTiered(x) || !eligible.test(x))
@@ -416,15 +418,21 @@ public final class SecondaryStubs
                         covering.add(sh);
                 if (covering.isEmpty())
                     continue;
-                examined++;
-                LifecycleTransaction txn = cfs.getTracker().tryModify(x, OperationType.GARBAGE_COLLECT);
-                if (txn == null)
+                if (stopped)
                 {
                     busy.add(x);
                     continue;
                 }
-                try (txn)
+                examined++;
+                SSTableHold held = SSTableHold.tryAcquire(cfs, x, OperationType.GARBAGE_COLLECT);
+                if (held == null)
                 {
+                    busy.add(x);
+                    continue;
+                }
+                try (held)
+                {
+                    LifecycleTransaction txn = held.txn();
                     SSTableReader original = copyOf(x, covering);
                     if (original != null)
                     {
@@ -438,9 +446,9 @@ public final class SecondaryStubs
                         copies++;
                         continue;
                     }
-                    if (!anythingToDrop(cfs, x, covering))
+                    if (!anythingToDrop(cfs, held, x, covering))
                         continue; // closing the untouched txn releases x
-                    Counts c = rewrite(cfs, txn, x, covering);
+                    Counts c = rewrite(cfs, held, x, covering);
                     rewritten++;
                     before += x.onDiskLength();
                     for (SSTableReader r : c.fresh)
@@ -449,6 +457,15 @@ public final class SecondaryStubs
                         removed++;
                     rows += c.rows;
                     cells += c.cells;
+                }
+                catch (CompactionInterruptedException e)
+                {
+                    // Cassandra stopped us (a major compaction, cleanup, ... of the table): x is untouched (the
+                    // transaction aborted); it and every later X are busy for this pass, the caller retries later
+                    busy.add(x);
+                    logger.info("Purge of {}.{} stopped by Cassandra at {} ({})", cfs.getKeyspaceName(), cfs.name,
+                                x.descriptor, e.getMessage());
+                    stopped = true;
                 }
             }
         }
@@ -588,12 +605,13 @@ public final class SecondaryStubs
     }
 
     /** Whether the shadows drop anything of x; stops at the first such item. */
-    private static boolean anythingToDrop(ColumnFamilyStore cfs, SSTableReader x, List<SSTableReader> shadows)
+    private static boolean anythingToDrop(ColumnFamilyStore cfs, SSTableHold held, SSTableReader x, List<SSTableReader> shadows)
     {
         try (ISSTableScanner scanner = x.getScanner())
         {
             while (scanner.hasNext())
             {
+                held.checkStop();
                 try (Shadowed p = new Shadowed(cfs, scanner.next(), shadows))
                 {
                     p.filtered.staticRow();
@@ -607,8 +625,9 @@ public final class SecondaryStubs
         return false;
     }
 
-    private static Counts rewrite(ColumnFamilyStore cfs, LifecycleTransaction txn, SSTableReader x, List<SSTableReader> shadows)
+    private static Counts rewrite(ColumnFamilyStore cfs, SSTableHold held, SSTableReader x, List<SSTableReader> shadows)
     {
+        LifecycleTransaction txn = held.txn();
         File dir = x.descriptor.directory;
         long rows = 0, cells = 0;
         try (SSTableRewriter writer = SSTableRewriter.construct(cfs, txn, false, x.maxDataAge);
@@ -617,6 +636,7 @@ public final class SecondaryStubs
             writer.switchWriter(newWriter(cfs, dir, x, txn));
             while (scanner.hasNext())
             {
+                held.checkStop();
                 try (Shadowed p = new Shadowed(cfs, scanner.next(), shadows))
                 {
                     writer.append(p.filtered); // an empty partition is not written

@@ -260,8 +260,9 @@ public final class TieredSSTables
             throw new IllegalArgumentException("storeName '" + storeName + "' is not a registered cold store");
         requireLocal(orig);
         long start = clock.nanoTime();
-        try (LifecycleTransaction txn = acquire(cfs, orig))
+        try (SSTableHold held = acquire(cfs, orig))
         {
+            LifecycleTransaction txn = held.txn();
             Path data = orig.descriptor.fileFor(Components.DATA).toPath();
             ChunkChecksums sums;
             try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
@@ -271,12 +272,14 @@ public final class TieredSSTables
             Descriptor desc = cfs.newSSTableDescriptor(orig.descriptor.directory,
                                                        format().getVersion(orig.descriptor.version.version));
             String key = coldKey(desc);
+            checkStop(held, orig);
             long stored = store.put(key, data).length();
             if (stored != sums.length())
                 throw new IOException("cold object " + key + " has " + stored + " bytes, expected " + sums.length());
             SSTableReader fresh;
             try
             {
+                checkStop(held, orig); // the upload may have been long: nothing is switched yet, the object goes
                 if (beforeSwap != null)
                     beforeSwap.accept(data.toAbsolutePath().normalize(), storeName, key);
                 fresh = swap(cfs, txn, orig, desc, TieredSidecar.cold(sums, storeName, key, true), null, null);
@@ -309,14 +312,16 @@ public final class TieredSSTables
     {
         requireLocal(orig);
         long start = clock.nanoTime();
-        try (LifecycleTransaction txn = acquire(cfs, orig))
+        try (SSTableHold held = acquire(cfs, orig))
         {
+            LifecycleTransaction txn = held.txn();
             Path data = orig.descriptor.fileFor(Components.DATA).toPath();
             ChunkChecksums sums;
             try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
             {
                 sums = ChunkChecksums.compute(ch, runtime.chunkSize());
             }
+            checkStop(held, orig);
             if (sums.length() != stripe.memberLength(self))
                 throw new IllegalArgumentException("stripe member " + self + " has " + stripe.memberLength(self)
                                                    + " bytes but " + data + " has " + sums.length());
@@ -352,8 +357,9 @@ public final class TieredSSTables
         if (!isTiered(tiered))
             throw new IllegalArgumentException("tiered must be an SSTable of format " + FORMAT_NAME + ": " + tiered);
         long start = clock.nanoTime();
-        try (LifecycleTransaction txn = acquire(cfs, tiered))
+        try (SSTableHold held = acquire(cfs, tiered))
         {
+            LifecycleTransaction txn = held.txn();
             Version version = BigFormat.getInstance().getVersion(tiered.descriptor.version.version);
             Descriptor desc = cfs.newSSTableDescriptor(tiered.descriptor.directory, version);
             Path tmp = desc.fileFor(Components.DATA).toPath().resolveSibling(desc.fileFor(Components.DATA).name() + ".download");
@@ -366,6 +372,7 @@ public final class TieredSSTables
                 ByteBuffer buf = ByteBuffer.allocate(1 << 20);
                 for (long pos = 0; pos < length; )
                 {
+                    checkStop(held, tiered);
                     buf.clear().limit((int) Math.min(buf.capacity(), length - pos));
                     source.read(pos, buf);
                     buf.flip();
@@ -381,6 +388,16 @@ public final class TieredSSTables
         }
     }
 
+    /**
+     * An IOException once Cassandra asked the operation holding r to stop (a maintenance operation of the table is
+     * waiting for it): the caller's transaction aborts, nothing is switched, the tiering is retried later.
+     */
+    private static void checkStop(SSTableHold held, SSTableReader r) throws IOException
+    {
+        if (held.stopRequested())
+            throw new IOException(r.descriptor + ": stopped by a maintenance operation of the table (compactions paused); retry later");
+    }
+
     private static void requireLocal(SSTableReader orig)
     {
         if (isTiered(orig))
@@ -389,17 +406,20 @@ public final class TieredSSTables
             throw new IllegalArgumentException("only BIG SSTables can be tiered, got " + orig.descriptor.version.format.name());
     }
 
-    /** The original, held against compaction; waits (up to 60 s) while a compaction holds it. */
-    private LifecycleTransaction acquire(ColumnFamilyStore cfs, SSTableReader orig) throws IOException
+    /**
+     * The original, held against compaction; waits (up to 60 s) while a compaction holds it or the table's
+     * compactions are paused (a major compaction, cleanup, ... waiting for holds to end: {@link SSTableHold}).
+     */
+    private SSTableHold acquire(ColumnFamilyStore cfs, SSTableReader orig) throws IOException
     {
         long deadline = clock.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true)
         {
             if (!cfs.getLiveSSTables().contains(orig))
                 throw new IOException(orig + " is no longer live (compacted or already switched)");
-            LifecycleTransaction txn = cfs.getTracker().tryModify(orig, OperationType.UNKNOWN);
-            if (txn != null)
-                return txn;
+            SSTableHold held = SSTableHold.tryAcquire(cfs, orig, OperationType.UNKNOWN);
+            if (held != null)
+                return held;
             if (clock.nanoTime() > deadline)
                 throw new IOException(orig + " stayed busy (compacting) for 60 s");
             try

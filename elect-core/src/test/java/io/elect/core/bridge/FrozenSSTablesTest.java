@@ -38,6 +38,9 @@ import org.apache.cassandra.db.compaction.CompactionManager;
 import org.apache.cassandra.db.compaction.OperationType;
 import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
 import org.apache.cassandra.dht.Murmur3Partitioner;
+import org.apache.cassandra.io.sstable.IScrubber;
+import org.apache.cassandra.io.sstable.IVerifier;
+import org.apache.cassandra.schema.CompactionParams;
 import org.apache.cassandra.dht.Token;
 import org.apache.cassandra.io.sstable.Descriptor;
 import org.apache.cassandra.io.sstable.format.SSTableFormat.Components;
@@ -185,6 +188,10 @@ class FrozenSSTablesTest
         }
         assertFalse(cfs.getTracker().getCompacting().contains(frozen));
 
+        maintenanceOperationsSkipIt(cfs, frozen, digest);
+        electHoldsDoNotBlockMajorCompaction(cfs);
+        assertReadsMatchModel();
+
         // Strategies created later (ALTER) re-read the registry from disk.
         NodeHandoff.bridge().frozen().resetCacheForTesting();
         session.execute("ALTER TABLE " + KS + ".t WITH compaction = {'class': 'io.elect.core.bridge.ElectCompactionStrategy', "
@@ -304,6 +311,76 @@ class FrozenSSTablesTest
             all.put(row.getString(0), row.getByteBuffer(1));
         assertEquals(model.size(), all.size(), "row count");
         assertEquals(model, all, "full scan equals the model");
+    }
+
+    /**
+     * Cassandra's whole-table operations (garbagecollect, scrub, upgradesstables, cleanup, verify, relocation) run on
+     * the table and rewrite its other SSTables, but leave the frozen one live and byte-identical (it is marked
+     * suspect, which they skip).
+     */
+    private static void maintenanceOperationsSkipIt(ColumnFamilyStore cfs, SSTableReader frozen, String digest) throws Exception
+    {
+        assertTrue(frozen.isMarkedSuspect(), "a frozen SSTable is marked suspect");
+        SSTableReader other = anyUnfrozen(cfs);
+        assertFalse(other.isMarkedSuspect());
+        assertEquals(CompactionManager.AllSSTableOpStatus.SUCCESSFUL, cfs.garbageCollect(CompactionParams.TombstoneOption.ROW, 1));
+        assertFalse(cfs.getLiveSSTables().contains(other), "garbagecollect rewrote the other SSTables");
+        other = anyUnfrozen(cfs);
+        assertEquals(CompactionManager.AllSSTableOpStatus.SUCCESSFUL, cfs.scrub(true, IScrubber.options().build(), 1));
+        assertFalse(cfs.getLiveSSTables().contains(other), "scrub rewrote the other SSTables");
+        other = anyUnfrozen(cfs);
+        assertEquals(CompactionManager.AllSSTableOpStatus.SUCCESSFUL, cfs.sstablesRewrite(false, Long.MAX_VALUE, false, 1));
+        assertFalse(cfs.getLiveSSTables().contains(other), "upgradesstables -a rewrote the other SSTables");
+        assertEquals(CompactionManager.AllSSTableOpStatus.SUCCESSFUL, cfs.forceCleanup(1));
+        assertEquals(CompactionManager.AllSSTableOpStatus.SUCCESSFUL, cfs.verify(IVerifier.options().build()));
+        assertEquals(CompactionManager.AllSSTableOpStatus.SUCCESSFUL, cfs.relocateSSTables(1));
+        assertTrue(cfs.getLiveSSTables().contains(frozen), "frozen SSTable still live");
+        assertEquals(digest, digest(frozen), "frozen SSTable byte-identical");
+        assertEquals(ElectCompactionStrategy.FROZEN, strategy(cfs).placements().get(frozen));
+        assertFalse(cfs.getTracker().getCompacting().contains(frozen));
+    }
+
+    /**
+     * An ELECT hold ({@link SSTableHold}: a purge rewriting an SSTable, a tiering switch) is registered with the
+     * compaction manager: a major compaction asks it to stop and proceeds once it is released, instead of giving up
+     * after a minute ("Unable to cancel in-progress compactions", then a NullPointerException from submitMaximal).
+     * While Cassandra has the table's compactions paused, no hold is granted.
+     */
+    private static void electHoldsDoNotBlockMajorCompaction(ColumnFamilyStore cfs) throws Exception
+    {
+        SSTableReader x = anyUnfrozen(cfs);
+        SSTableHold hold = SSTableHold.tryAcquire(cfs, x, OperationType.GARBAGE_COLLECT);
+        assertNotNull(hold);
+        assertNull(SSTableHold.tryAcquire(cfs, x, OperationType.GARBAGE_COLLECT), "held already");
+        java.util.concurrent.atomic.AtomicBoolean stopSeen = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = new Thread(() -> {
+            // a long operation under the hold, polling for Cassandra's stop request as the purge does
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (!hold.stopRequested() && System.nanoTime() < deadline)
+                Thread.onSpinWait();
+            stopSeen.set(hold.stopRequested());
+            assertThrows(org.apache.cassandra.db.compaction.CompactionInterruptedException.class, hold::checkStop);
+            hold.close();
+        }, "elect-hold-test");
+        worker.start();
+        long start = System.nanoTime();
+        cfs.forceMajorCompaction();
+        worker.join();
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(stopSeen.get(), "the major compaction asked the hold to stop");
+        assertTrue(millis < 30_000, "major compaction waited " + millis + " ms for the hold");
+        assertFalse(cfs.getLiveSSTables().contains(x), "the major compaction took the formerly held SSTable");
+        assertFalse(cfs.getTracker().getCompacting().contains(x));
+
+        SSTableReader y = anyUnfrozen(cfs);
+        Object refused = cfs.runWithCompactionsDisabled(() -> SSTableHold.tryAcquire(cfs, y, OperationType.UNKNOWN) == null,
+                                                        OperationType.MAJOR_COMPACTION, false, false);
+        assertEquals(Boolean.TRUE, refused, "no hold while the table's compactions are paused");
+        try (SSTableHold again = SSTableHold.tryAcquire(cfs, y, OperationType.UNKNOWN))
+        {
+            assertNotNull(again, "holds are granted again once compactions resume");
+            again.txn().abort();
+        }
     }
 
     private static String digest(SSTableReader r) throws Exception
