@@ -21,6 +21,7 @@ public final class Bridge
     private final ElectTables tables = new ElectTables(roles);
     private final CassandraTables localTables = new CassandraTables(this);
     private final CassandraRing ring = new CassandraRing();
+    private final ObsoleteScan obsolete = new ObsoleteScan();
 
     public Bridge(ElectNode node)
     {
@@ -63,6 +64,12 @@ public final class Bridge
     public CassandraTables localTables()
     {
         return localTables;
+    }
+
+    /** Obsolete shares of frozen SSTables (cached per SSTable). */
+    ObsoleteScan obsolete()
+    {
+        return obsolete;
     }
 
     public CassandraRing ring()

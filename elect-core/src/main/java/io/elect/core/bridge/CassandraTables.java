@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -155,6 +156,24 @@ public final class CassandraTables implements LocalTables
             long reads = r.getReadMeter() == null ? 0 : r.getReadMeter().count();
             out.add(new TableFile(id, source, r.getSSTableLevel(), role, r.bytesOnDisk(), dataBytes, dataMillis, reads,
                                   frozen.get(id), data, sidecar, r.getFirst().getToken().toString()));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Long> obsoleteBytes(TableRef t) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        Map<String, Long> dataBytes = new HashMap<>();
+        for (TableFile f : files(t))
+            if (f.frozen())
+                dataBytes.put(f.id(), f.dataBytes());
+        Map<String, Long> out = new HashMap<>();
+        for (Map.Entry<String, Double> e : bridge.obsolete().fractions(cfs, bridge.frozen()::isFrozen).entrySet())
+        {
+            Long bytes = dataBytes.get(e.getKey());
+            if (bytes != null && e.getValue() > 0)
+                out.put(e.getKey(), Math.round(e.getValue() * bytes));
         }
         return out;
     }

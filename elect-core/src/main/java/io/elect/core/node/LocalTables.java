@@ -110,6 +110,14 @@ public interface LocalTables
     /** The table's live files; IllegalArgumentException naming the table if it does not exist here. */
     List<TableFile> files(TableRef table) throws IOException;
 
+    /**
+     * For the frozen files of the table (encoded and offloaded primaries, stubs), by id: the bytes of the data
+     * component (as {@link TableFile#dataBytes} counts them) in partitions of which a live unfrozen file of this node
+     * holds a newer version. Compaction would have dropped those versions; a frozen file keeps them, so they are cost,
+     * not data that full replication would hold. Files with none may be absent. See docs/design/transitioning.md.
+     */
+    Map<String, Long> obsoleteBytes(TableRef table) throws IOException;
+
     /** The components of a live file other than data, TOC and tiered sidecar (their local paths and lengths). */
     List<ComponentFile> components(TableRef table, String id) throws IOException;
 

@@ -19,8 +19,8 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**
  * This node's SNAPSHOT of an ELECT table (docs/formats/verbs.md): bytes by level and role of unencoded files,
- * frozen (encoded) primaries, stubs and the bytes they stand for, parity hot and cold, and the transition candidates
- * (coldest first). Hotness is kept per table from the files' read counters, sampled at each snapshot. Thread-safe.
+ * frozen (encoded) primaries, stubs and the bytes they stand for, parity hot and cold, the obsolete versions the
+ * frozen files hold, and the transition candidates (coldest first). Hotness is kept per table from the files' read counters, sampled at each snapshot. Thread-safe.
  */
 final class NodeSnapshots
 {
@@ -132,7 +132,13 @@ final class NodeSnapshots
         }
         h.previous = selectedIds;
         long[] parity = node.parity().bytes(t.keyspace(), t.table());
+        // obsolete versions held by frozen files: cost, not part of what full replication of the live data would
+        // hold (capped by what the snapshot counts for those files, so the planner's reference never goes negative)
+        long obsolete = 0;
+        for (long b : node.tables().obsoleteBytes(t).values())
+            obsolete += b;
+        obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
         return new NodeSnapshot(node.self(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
-                                stubs, replaced, parity[0], parity[1], candidates);
+                                stubs, replaced, parity[0], parity[1], candidates, obsolete);
     }
 }

@@ -17,8 +17,9 @@ import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**
- * The storage report of every ELECT table ({@code electtool storage}): per node hot and cold bytes, the achieved
- * saving against full replication (as the planner measures it), the target, and stripes per state. Gathered from
+ * The storage report of every ELECT table ({@code electtool storage}): per node hot and cold bytes, the obsolete
+ * versions frozen files hold, the achieved saving against full replication of the live data (as the planner measures
+ * it: obsolete versions are cost), the target, and stripes per state. Gathered from
  * every live node over the ELECT transport.
  */
 final class StorageReport
@@ -49,7 +50,7 @@ final class StorageReport
             Map<String, Object> tdoc = new LinkedHashMap<>();
             tdoc.put("table", table.toString());
             List<Object> perNode = new ArrayList<>();
-            long hot = 0, cold = 0;
+            long hot = 0, cold = 0, obsolete = 0;
             for (NodeSnapshot s : snaps.values())
             {
                 Map<String, Object> n = new LinkedHashMap<>();
@@ -60,13 +61,17 @@ final class StorageReport
                 n.put("stub_bytes", s.stubs());
                 n.put("parity_hot_bytes", s.parityHot());
                 n.put("parity_cold_bytes", s.parityCold());
+                n.put("obsolete_bytes", s.obsolete());
                 perNode.add(n);
                 hot += s.hotBytes();
                 cold += s.encodedCold() + s.parityCold();
+                obsolete += s.obsolete();
             }
             tdoc.put("nodes", perNode);
             tdoc.put("hot_bytes", hot);
             tdoc.put("cold_bytes", cold);
+            // obsolete versions in frozen (encoded, offloaded, stub) files: not data, so not in full replication
+            tdoc.put("obsolete_bytes", obsolete);
             tdoc.put("full_replication_bytes", (long) plan.fullReplicationBytes());
             tdoc.put("achieved_saving", plan.fullReplicationBytes() <= 0 ? 0.0 : 1 - plan.hotBytes() / plan.fullReplicationBytes());
             tdoc.put("plan", plan.toMap());

@@ -241,19 +241,25 @@ final class SimTables implements LocalTables
         SimRows.Encoded enc = SimRows.encode(sorted);
         Path data = path(gen, "Data.db");
         Files.write(data, enc.data());
-        Map<String, Path> comps = writeComponents(gen, enc.index());
+        long minTs = Long.MAX_VALUE, maxTs = Long.MIN_VALUE;
+        for (Row r : sorted)
+        {
+            minTs = Math.min(minTs, r.ts());
+            maxTs = Math.max(maxTs, r.ts());
+        }
+        Map<String, Path> comps = writeComponents(gen, enc.index(), minTs, maxTs);
         SimFile f = new SimFile(gen, Source.LOCAL, level, role < 0 ? null : role, data, comps, enc.index(),
                                 clock.millis(), enc.data().length, null, null);
         files.put(f.id, f);
         return f;
     }
 
-    private Map<String, Path> writeComponents(String gen, SimRows.Index idx) throws IOException
+    private Map<String, Path> writeComponents(String gen, SimRows.Index idx, long minTs, long maxTs) throws IOException
     {
         Map<String, Path> comps = new LinkedHashMap<>();
         comps.put(INDEX, Files.write(path(gen, INDEX), SimRows.encodeIndex(idx)));
         String stats = "rows=" + idx.size() + "\nfirst_token=" + (idx.size() == 0 ? "" : idx.firstToken())
-                       + "\nlast_token=" + (idx.size() == 0 ? "" : idx.lastToken()) + "\n";
+                       + "\nlast_token=" + (idx.size() == 0 ? "" : idx.lastToken()) + "\nmin_ts=" + minTs + "\nmax_ts=" + maxTs + "\n";
         comps.put(STATS, Files.writeString(path(gen, STATS), stats, StandardCharsets.US_ASCII));
         return comps;
     }
@@ -408,6 +414,63 @@ final class SimTables implements LocalTables
                                   f.frozenTag, f.data, f.sidecar,
                                   f.index.size() == 0 ? "0" : Long.toString(f.index.firstToken())));
         return out;
+    }
+
+    /**
+     * As Cassandra's adapter does (ObsoleteScan): a row of a frozen file F is obsolete when another live file G holds
+     * the key with a timestamp above F's greatest (from the statistics components, which stubs and restored members
+     * copy; a file without them counts nothing): certain when G's smallest timestamp is above it, otherwise read from
+     * G when G's data is local.
+     */
+    @Override
+    public Map<String, Long> obsoleteBytes(TableRef t) throws IOException
+    {
+        check(t);
+        Map<String, Long> out = new HashMap<>();
+        for (SimFile f : files.values())
+        {
+            if (!f.frozen() || f.index.size() == 0)
+                continue;
+            long maxTs = stat(f, "max_ts=", Long.MAX_VALUE);
+            long obsolete = 0;
+            for (int i = 0; i < f.index.size(); i++)
+            {
+                String key = f.index.keys()[i];
+                long token = f.index.tokens()[i];
+                for (SimFile g : files.values())
+                {
+                    if (g == f || !g.covers(token) || g.index.find(key, token) < 0)
+                        continue;
+                    boolean newer;
+                    if (stat(g, "min_ts=", Long.MIN_VALUE) > maxTs)
+                        newer = true;
+                    else if (g.source == Source.LOCAL)
+                        newer = rowOf(g, key, token).ts() > maxTs;
+                    else
+                        newer = false; // g's data is remote or cold: not read
+                    if (newer)
+                    {
+                        obsolete += f.index.lengths()[i];
+                        break;
+                    }
+                }
+            }
+            if (obsolete > 0)
+                out.put(f.id, obsolete);
+        }
+        return out;
+    }
+
+    /** A number of f's statistics component ({@code prefix} = "min_ts=" or "max_ts="), or {@code absent}. */
+    private static long stat(SimFile f, String prefix, long absent) throws IOException
+    {
+        Path stats = f.components.get(STATS);
+        if (stats == null)
+            return absent;
+        for (String line : Files.readAllLines(stats, StandardCharsets.US_ASCII))
+            if (line.startsWith(prefix))
+                return Long.parseLong(line.substring(prefix.length()));
+        return absent;
     }
 
     @Override

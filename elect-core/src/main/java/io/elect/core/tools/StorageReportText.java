@@ -23,16 +23,20 @@ final class StorageReportText
                                 doc.path("live_nodes").asInt(), doc.path("ring_nodes").asInt()));
         for (JsonNode t : doc.path("tables"))
         {
-            sb.append(String.format("%nTable %s: hot %s, cold %s, full replication %s, achieved saving %.1f%%%s%n",
+            sb.append(String.format("%nTable %s: hot %s, cold %s, obsolete in frozen files %s, full replication of the live data %s, "
+                                    + "achieved saving %.1f%%%s%n",
                                     t.path("table").asText(), bytes(t.path("hot_bytes").asLong()), bytes(t.path("cold_bytes").asLong()),
+                                    bytes(t.path("obsolete_bytes").asLong()),
                                     bytes(t.path("full_replication_bytes").asLong()), 100 * t.path("achieved_saving").asDouble(),
                                     t.path("plan").path("reachable").asBoolean(true) ? ""
                                         : " (target not reachable: " + t.path("plan").path("limit").asText() + ")"));
-            sb.append(String.format("  %-16s %12s %12s %12s %12s %12s%n", "node", "hot", "encoded", "stubs", "parity hot", "cold"));
+            sb.append(String.format("  %-16s %12s %12s %12s %12s %12s %12s%n", "node", "hot", "encoded", "stubs", "parity hot", "cold",
+                                    "obsolete"));
             for (JsonNode n : t.path("nodes"))
-                sb.append(String.format("  %-16s %12s %12s %12s %12s %12s%n", n.path("node").asText(), bytes(n.path("hot_bytes").asLong()),
+                sb.append(String.format("  %-16s %12s %12s %12s %12s %12s %12s%n", n.path("node").asText(), bytes(n.path("hot_bytes").asLong()),
                                         bytes(n.path("encoded_primary_bytes").asLong()), bytes(n.path("stub_bytes").asLong()),
-                                        bytes(n.path("parity_hot_bytes").asLong()), bytes(n.path("cold_bytes").asLong())));
+                                        bytes(n.path("parity_hot_bytes").asLong()), bytes(n.path("cold_bytes").asLong()),
+                                        bytes(n.path("obsolete_bytes").asLong())));
         }
         sb.append("\nStripes:");
         for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("stripes").fields(); it.hasNext(); )

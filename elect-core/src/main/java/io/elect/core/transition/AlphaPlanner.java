@@ -33,12 +33,23 @@ public final class AlphaPlanner
      * {@code encodable} (unencoded last-level primary data that is a transition candidate, a subset of
      * {@code unencoded[*][0]}), {@code encodableOld} (the part of it older than the primary-offload age),
      * encoded primary data hot (and the part older than that age) and cold, stub bytes of secondaries whose rows
-     * were encoded, the bytes those secondaries held before stubbing, and parity bytes hot and cold.
+     * were encoded, the bytes those secondaries held before stubbing, and parity bytes hot and cold;
+     * {@code obsolete}: the part of the encoded primaries' and replaced secondaries' bytes that newer versions
+     * elsewhere shadow (kept only because encoded files are frozen; full replication of the live data would not).
      */
     public record NodeBytes(String node, long[][] unencoded, long encodable, long encodableOld, long encodedPrimaryHot,
                             long encodedPrimaryHotOld, long encodedPrimaryCold, long stubs, long replacedSecondaries,
-                            long parityHot, long parityCold)
+                            long parityHot, long parityCold, long obsolete)
     {
+        /** Without obsolete bytes (0). */
+        public NodeBytes(String node, long[][] unencoded, long encodable, long encodableOld, long encodedPrimaryHot,
+                         long encodedPrimaryHotOld, long encodedPrimaryCold, long stubs, long replacedSecondaries,
+                         long parityHot, long parityCold)
+        {
+            this(node, unencoded, encodable, encodableOld, encodedPrimaryHot, encodedPrimaryHotOld, encodedPrimaryCold, stubs,
+                 replacedSecondaries, parityHot, parityCold, 0);
+        }
+
         public NodeBytes
         {
             Objects.requireNonNull(node, "node");
@@ -55,6 +66,9 @@ public final class AlphaPlanner
             nonNegative(node, "replacedSecondaries", replacedSecondaries);
             nonNegative(node, "parityHot", parityHot);
             nonNegative(node, "parityCold", parityCold);
+            nonNegative(node, "obsolete", obsolete);
+            if (obsolete > encodedPrimaryHot + encodedPrimaryCold + replacedSecondaries)
+                throw new IllegalArgumentException(node + ": obsolete " + obsolete + " exceeds the encoded primary and replaced secondary bytes");
             if (encodableOld > encodable)
                 throw new IllegalArgumentException(node + ": encodableOld " + encodableOld + " > encodable " + encodable);
             if (encodedPrimaryHotOld > encodedPrimaryHot)
@@ -147,7 +161,7 @@ public final class AlphaPlanner
     {
         Objects.requireNonNull(p, "params");
         Objects.requireNonNull(cluster, "cluster");
-        double up = 0, us = 0, enc = 0, encOld = 0, eph = 0, ephOld = 0, epc = 0, stubs = 0, repl = 0, ph = 0, pc = 0;
+        double up = 0, us = 0, enc = 0, encOld = 0, eph = 0, ephOld = 0, epc = 0, stubs = 0, repl = 0, ph = 0, pc = 0, obs = 0;
         for (NodeBytes n : cluster)
         {
             up += n.unencodedPrimary();
@@ -161,8 +175,11 @@ public final class AlphaPlanner
             repl += n.replacedSecondaries();
             ph += n.parityHot();
             pc += n.parityCold();
+            obs += n.obsolete();
         }
-        double full = up + us + eph + epc + repl;
+        // What full replication of the LIVE data would hold: obsolete versions kept by frozen files are cost (they
+        // stay in hot), never part of the reference (a plain table's compaction would have dropped them).
+        double full = up + us + eph + epc + repl - obs;
         double hot = up + us + eph + stubs + ph;
         double target = (1 - p.alpha()) * full;
 

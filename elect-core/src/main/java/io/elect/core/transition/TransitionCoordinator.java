@@ -62,7 +62,7 @@ public final class TransitionCoordinator
     public static NodeBytes nodeBytes(NodeSnapshot s)
     {
         return new NodeBytes(s.node(), s.unencoded(), s.encodable(), s.encodableOld(), s.encodedHot(), s.encodedHotOld(),
-                             s.encodedCold(), s.stubs(), s.replacedSecondaries(), s.parityHot(), s.parityCold());
+                             s.encodedCold(), s.stubs(), s.replacedSecondaries(), s.parityHot(), s.parityCold(), s.obsolete());
     }
 
     public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots)

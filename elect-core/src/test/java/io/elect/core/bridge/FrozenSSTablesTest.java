@@ -269,6 +269,73 @@ class FrozenSSTablesTest
 
     // ---- helpers -------------------------------------------------------------------------------------------------
 
+    /**
+     * ObsoleteScan: after one SSTable F is frozen, the partitions of F that a newer unfrozen SSTable overwrites or
+     * deletes are obsolete, by their byte range in F; a version written with an older timestamp is not.
+     */
+    @Test
+    void obsoleteVersionsInFrozenSSTablesAreCounted() throws Exception
+    {
+        String ks = "elect_obsolete";
+        NodeHandoff.bridge().roles().setOverrideForTesting(ks, RoleRanges.linear(List.<Token>of(), List.of(0))); // one role: one SSTable per flush
+        session.execute("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        session.execute("CREATE TABLE " + ks + ".t (key text PRIMARY KEY, field0 blob) WITH compaction = "
+                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 64}"
+                        + " AND compression = {'enabled': 'false'}");
+        ColumnFamilyStore cfs = Keyspace.open(ks).getColumnFamilyStore("t");
+        cfs.disableAutoCompaction();
+        PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?)");
+        for (int i = 0; i < 400; i++)
+            session.execute(insert.bind("k" + i, ByteBuffer.wrap(new byte[100 + i])));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        assertEquals(1, cfs.getLiveSSTables().size());
+        SSTableReader f = cfs.getLiveSSTables().iterator().next();
+        NodeHandoff.bridge().frozen().freeze(cfs, f, "stripe-9");
+        ObsoleteScan scan = new ObsoleteScan();
+        assertEquals(Map.of(f.descriptor.id.toString(), 0.0), scan.fractions(cfs, NodeHandoff.bridge().frozen()::isFrozen));
+
+        // F's partitions in data order with their byte ranges (from its index).
+        List<String> keys = new ArrayList<>();
+        List<Long> starts = new ArrayList<>();
+        try (org.apache.cassandra.io.sstable.KeyReader kr = f.keyReader())
+        {
+            for (boolean more = !kr.isExhausted(); more; more = kr.advance())
+            {
+                keys.add(org.apache.cassandra.db.marshal.UTF8Type.instance.compose(kr.key()));
+                starts.add(kr.dataPosition());
+            }
+        }
+        starts.add(f.uncompressedLength());
+        long expected = 0;
+        PreparedStatement delete = session.prepare("DELETE FROM " + ks + ".t WHERE key = ?");
+        PreparedStatement oldWrite = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?) USING TIMESTAMP 1");
+        for (int i = 0; i < keys.size(); i++)
+        {
+            if (i % 4 == 0)
+                session.execute(insert.bind(keys.get(i), ByteBuffer.wrap(new byte[10]))); // newer: F's version is obsolete
+            else if (i % 4 == 1)
+                session.execute(delete.bind(keys.get(i)));                                  // deleted: obsolete too
+            else if (i % 4 == 2)
+                session.execute(oldWrite.bind(keys.get(i), ByteBuffer.wrap(new byte[10]))); // older: F's version wins
+            else
+                continue;                                                                    // untouched
+            if (i % 4 != 2)
+                expected += starts.get(i + 1) - starts.get(i);
+        }
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        assertEquals(2, cfs.getLiveSSTables().size());
+        double fraction = scan.fractions(cfs, NodeHandoff.bridge().frozen()::isFrozen).get(f.descriptor.id.toString());
+        assertEquals((double) expected / f.uncompressedLength(), fraction, 1e-12,
+                     "obsolete share of F (" + expected + " of " + f.uncompressedLength() + " bytes)");
+        assertTrue(fraction > 0.3 && fraction < 0.7, "about half of F: " + fraction);
+
+        // Through the node's seam: the same share of the data component, by id; unfrozen SSTables are not listed.
+        io.elect.core.transition.wire.TransitionMessages.TableRef ref = new io.elect.core.transition.wire.TransitionMessages.TableRef(ks, "t");
+        Map<String, Long> bytes = NodeHandoff.bridge().localTables().obsoleteBytes(ref);
+        long dataBytes = Files.size(f.descriptor.fileFor(Components.DATA).toPath());
+        assertEquals(Map.of(f.descriptor.id.toString(), Math.round(fraction * dataBytes)), bytes);
+    }
+
     private void writeRound(Random rnd, int round) throws Exception
     {
         PreparedStatement insert = session.prepare("INSERT INTO " + KS + ".t (key, field0) VALUES (?, ?)");

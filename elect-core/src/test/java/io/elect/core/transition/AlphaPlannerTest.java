@@ -120,6 +120,30 @@ class AlphaPlannerTest
         }
     }
 
+    /**
+     * Obsolete versions held by encoded files are cost, not data: the same cluster as the second round above, with
+     * 10% of each node's encoded primary and replaced secondary bytes (27 of 270) shadowed by newer versions. Full
+     * replication of the live data is 1800 - 162 = 1638; hot stays 1152, so the achieved saving is 1 - 1152/1638
+     * (not 0.36) and the planner offloads 172.8 bytes of old primary data (not 108) to reach 0.6 of the live figure.
+     */
+    @Test
+    void obsoleteVersionsAreCostNotData()
+    {
+        List<NodeBytes> c = new ArrayList<>();
+        for (int i = 0; i < 6; i++)
+            c.add(new NodeBytes("n" + i, new long[][]{ { 10, 10, 10 }, { 0, 0, 0 } }, 0, 0, 90, 90, 0, 18, 180, 54, 0, 27));
+        Plan p = AlphaPlanner.plan(new Params(0.6, 4, 2, true, true, 0.0), c);
+        assertEquals(1638, p.fullReplicationBytes(), EPS);
+        assertEquals(1152, p.hotBytes(), EPS);
+        assertEquals(0.4 * 1638, p.targetHotBytes(), EPS);
+        assertEquals(324, p.parityOffloadBytes(), EPS);
+        assertEquals(1152 - 0.4 * 1638 - 324, p.primaryOffloadBytes(), EPS);
+        assertTrue(p.reachable());
+        assertEquals(0.6, p.projectedSaving(), EPS);
+        assertThrows(IllegalArgumentException.class,
+                     () -> new NodeBytes("n", new long[][]{ { 0 } }, 0, 0, 10, 0, 0, 0, 5, 0, 0, 16));
+    }
+
     @Test
     void unreachableByEncodingWhenOffloadDisabled()
     {

@@ -70,11 +70,26 @@ public final class TransitionMessages
      */
     public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
                                long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
-                               long parityHot, long parityCold, List<CandidateInfo> candidates)
+                               long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete)
     {
+        /**
+         * Payload version of SNAPSHOT responses: 2 added {@code obsolete} (bytes of frozen files' data that a newer
+         * version shadows) at the end; a version-1 node's answer is refused (upgrade every node).
+         */
+        public static final int SNAPSHOT_VERSION = 2;
+
+        /** A snapshot without obsolete bytes measured (0). */
+        public NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
+                            long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
+                            long parityHot, long parityCold, List<CandidateInfo> candidates)
+        {
+            this(node, unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
+                 parityHot, parityCold, candidates, 0);
+        }
+
         public byte[] encode()
         {
-            Wire.Writer w = new Wire.Writer(VERSION);
+            Wire.Writer w = new Wire.Writer(SNAPSHOT_VERSION);
             w.str(node).i32(unencoded.length).i32(unencoded.length == 0 ? 0 : unencoded[0].length);
             for (long[] level : unencoded)
                 for (long b : level)
@@ -84,12 +99,13 @@ public final class TransitionMessages
             w.i32(candidates.size());
             for (CandidateInfo c : candidates)
                 w.str(c.sstable()).i64(c.bytes()).f64(c.readRate()).i64(c.ageMillis());
+            w.i64(obsolete);
             return w.toBytes();
         }
 
         public static NodeSnapshot decode(byte[] b)
         {
-            Wire.Reader r = new Wire.Reader(b, VERSION, "NodeSnapshot");
+            Wire.Reader r = new Wire.Reader(b, SNAPSHOT_VERSION, "NodeSnapshot");
             String node = r.str("node");
             int levels = r.count("levels", 0);
             int roles = r.count("roles", 0);
@@ -108,9 +124,10 @@ public final class TransitionMessages
             List<CandidateInfo> cands = new ArrayList<>(n);
             for (int i = 0; i < n; i++)
                 cands.add(new CandidateInfo(r.str("sstable"), r.i64("bytes"), r.f64("readRate"), r.i64("ageMillis")));
+            long obsolete = r.i64("obsolete");
             r.end();
             return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
-                                    replaced, parityHot, parityCold, cands);
+                                    replaced, parityHot, parityCold, cands, obsolete);
         }
 
         /** Hot-tier bytes of the table on this node. */

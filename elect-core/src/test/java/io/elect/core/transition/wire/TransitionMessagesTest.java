@@ -38,8 +38,10 @@ class TransitionMessagesTest
     {
         assertEquals(new SnapshotRequest(T), SnapshotRequest.decode(new SnapshotRequest(T).encode()));
         NodeSnapshot snap = new NodeSnapshot("10.0.0.1", new long[][]{ { 1, 2, 3 }, { 4, 5, 6 } }, 7, 6, 8, 7, 9, 10, 11, 12, 13,
-                                             List.of(new CandidateInfo("3gfx_0k7r_2", 1000, 0.25, 99)));
+                                             List.of(new CandidateInfo("3gfx_0k7r_2", 1000, 0.25, 99)), 14);
         NodeSnapshot back = NodeSnapshot.decode(snap.encode());
+        assertEquals(14, back.obsolete());
+        assertEquals(NodeSnapshot.SNAPSHOT_VERSION, snap.encode()[0], "SNAPSHOT payloads carry their own version");
         assertTrue(Arrays.deepEquals(snap.unencoded(), back.unencoded()));
         assertEquals(snap.candidates(), back.candidates());
         assertEquals(List.of(snap.encodable(), snap.encodableOld(), snap.encodedHot(), snap.encodedHotOld(), snap.encodedCold(),
@@ -96,7 +98,7 @@ class TransitionMessagesTest
         assertTrue(e.getMessage().contains("version 2"), e.getMessage());
         // a huge count must not allocate: it is checked against the bytes left
         byte[] snap = new NodeSnapshot("n", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of()).encode();
-        snap[snap.length - 1] = 0x7f;
+        snap[snap.length - 12] = 0x7f; // the candidates count (followed by the 8-byte obsolete field)
         assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(snap));
     }
 }

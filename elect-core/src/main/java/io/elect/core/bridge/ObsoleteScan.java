@@ -1,0 +1,164 @@
+package io.elect.core.bridge;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.DecoratedKey;
+import org.apache.cassandra.db.Slices;
+import org.apache.cassandra.db.filter.ColumnFilter;
+import org.apache.cassandra.db.rows.Cell;
+import org.apache.cassandra.db.rows.Row;
+import org.apache.cassandra.db.rows.Unfiltered;
+import org.apache.cassandra.db.rows.UnfilteredRowIterator;
+import org.apache.cassandra.io.sstable.KeyReader;
+import org.apache.cassandra.io.sstable.SSTableReadsListener;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.utils.ByteBufferUtil;
+
+/**
+ * How much of each frozen SSTable (erasure-coded primary, offloaded primary, stub) is obsolete: the share of its data
+ * component, by partition, of which a live unfrozen SSTable of the same table on this node holds a newer version.
+ * Plain Cassandra's compaction would have dropped those versions; a frozen SSTable keeps them until ELECT merges
+ * updates into encoded members, so they are storage that full replication of the live data would not spend.
+ *
+ * <p>Rule, per partition P of a frozen SSTable F: P is obsolete when some other live SSTable G with
+ * {@code G.maxTimestamp > F.maxTimestamp} holds P's key and G's version of P has a cell, row liveness or deletion
+ * with a timestamp above {@code F.maxTimestamp}: certain without reading when {@code G.minTimestamp > F.maxTimestamp},
+ * otherwise decided by reading G's partition when G's data is local (not tiered). G may be frozen itself (the newer
+ * version was encoded later: F's version stays obsolete). Exact for whole-row overwrites and deletions of the
+ * partition or its rows (YCSB's updates); a partial update (some columns) counts the whole partition (over-count); a
+ * newer version in a tiered G whose timestamps overlap F's, or only a range tombstone, is not counted (under-count).
+ * Only partition indexes (local, also for tiered SSTables) and local data components are read: never a tiered data
+ * component.
+ *
+ * <p>Cost and caching: one pass over F's partition index, with a bloom-filter/index probe of each newer G per key;
+ * the answer is cached per F against the ids of the G it was computed from, and recomputed when that set changes
+ * (a flush or compaction overlapping F). Thread-safe.
+ */
+final class ObsoleteScan
+{
+    private record Entry(Set<String> against, double fraction)
+    {
+    }
+
+    /** "<table id>/<sstable id>" -> last answer. */
+    private final Map<String, Entry> cache = new ConcurrentHashMap<>();
+
+    /**
+     * The obsolete share (0..1, of the data component's uncompressed bytes) of every live SSTable of cfs that
+     * {@code frozen} accepts, by SSTable id.
+     */
+    Map<String, Double> fractions(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen) throws IOException
+    {
+        List<SSTableReader> live = new ArrayList<>(cfs.getLiveSSTables());
+        List<SSTableReader> frozenOnes = new ArrayList<>();
+        for (SSTableReader r : live)
+            if (frozen.test(r))
+                frozenOnes.add(r);
+        Map<String, Double> out = new HashMap<>();
+        Set<String> keep = new TreeSet<>();
+        String prefix = cfs.metadata().id + "/";
+        for (SSTableReader f : frozenOnes)
+        {
+            List<SSTableReader> newer = new ArrayList<>();
+            Set<String> against = new TreeSet<>();
+            for (SSTableReader g : live)
+            {
+                if (g != f && g.getMaxTimestamp() > f.getMaxTimestamp() && g.getFirst().compareTo(f.getLast()) <= 0
+                    && g.getLast().compareTo(f.getFirst()) >= 0)
+                {
+                    newer.add(g);
+                    against.add(g.descriptor.id.toString());
+                }
+            }
+            String key = prefix + f.descriptor.id;
+            keep.add(key);
+            Entry e = cache.get(key);
+            if (e == null || !e.against().equals(against))
+            {
+                e = new Entry(against, newer.isEmpty() ? 0 : scan(cfs, f, newer));
+                cache.put(key, e);
+            }
+            out.put(f.descriptor.id.toString(), e.fraction());
+        }
+        cache.keySet().removeIf(k -> k.startsWith(prefix) && !keep.contains(k));
+        return out;
+    }
+
+    private static double scan(ColumnFamilyStore cfs, SSTableReader f, List<SSTableReader> newer) throws IOException
+    {
+        long total = f.uncompressedLength();
+        if (total <= 0)
+            return 0;
+        long obsolete = 0;
+        try (KeyReader keys = f.keyReader())
+        {
+            if (keys.isExhausted())
+                return 0;
+            DecoratedKey key = cfs.decorateKey(ByteBufferUtil.clone(keys.key()));
+            long pos = keys.dataPosition();
+            while (true)
+            {
+                boolean more = keys.advance();
+                long next = more ? keys.dataPosition() : total;
+                if (newerVersion(cfs, key, f.getMaxTimestamp(), newer))
+                    obsolete += next - pos;
+                if (!more)
+                    break;
+                key = cfs.decorateKey(ByteBufferUtil.clone(keys.key()));
+                pos = next;
+            }
+        }
+        return Math.min(1.0, (double) obsolete / total);
+    }
+
+    private static boolean newerVersion(ColumnFamilyStore cfs, DecoratedKey key, long frozenMax, List<SSTableReader> newer)
+    {
+        for (SSTableReader g : newer)
+        {
+            if (key.compareTo(g.getFirst()) < 0 || key.compareTo(g.getLast()) > 0)
+                continue;
+            if (g.getPosition(key, SSTableReader.Operator.EQ, false) < 0)
+                continue;
+            if (g.getMinTimestamp() > frozenMax)
+                return true;
+            // reading g's version: only when its data is local (a tiered g's is remote or in the cold tier)
+            if (!TieredSSTables.isTiered(g) && maxTimestamp(cfs, g, key) > frozenMax)
+                return true;
+        }
+        return false;
+    }
+
+    /** The greatest timestamp of g's version of key: partition deletion, static row, rows (liveness, deletion, cells). */
+    private static long maxTimestamp(ColumnFamilyStore cfs, SSTableReader g, DecoratedKey key)
+    {
+        try (UnfilteredRowIterator it = g.rowIterator(key, Slices.ALL, ColumnFilter.all(cfs.metadata()), false,
+                                                      SSTableReadsListener.NOOP_LISTENER))
+        {
+            long max = Math.max(it.partitionLevelDeletion().markedForDeleteAt(), rowMax(it.staticRow()));
+            while (it.hasNext())
+            {
+                Unfiltered u = it.next();
+                if (u.isRow())
+                    max = Math.max(max, rowMax((Row) u));
+            }
+            return max;
+        }
+    }
+
+    private static long rowMax(Row r)
+    {
+        long max = Math.max(r.primaryKeyLivenessInfo().timestamp(), r.deletion().time().markedForDeleteAt());
+        for (Cell<?> c : r.cells())
+            max = Math.max(max, c.timestamp());
+        return max;
+    }
+}
