@@ -10,10 +10,15 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.DecoratedKey;
 import org.apache.cassandra.db.Slices;
 import org.apache.cassandra.db.filter.ColumnFilter;
+import org.apache.cassandra.db.lifecycle.SSTableSet;
+import org.apache.cassandra.db.lifecycle.View;
 import org.apache.cassandra.db.rows.Cell;
 import org.apache.cassandra.db.rows.Row;
 import org.apache.cassandra.db.rows.Unfiltered;
@@ -45,6 +50,8 @@ import org.apache.cassandra.utils.ByteBufferUtil;
  */
 final class ObsoleteScan
 {
+    private static final Logger logger = LoggerFactory.getLogger(ObsoleteScan.class);
+
     private record Entry(Set<String> against, double fraction)
     {
     }
@@ -56,9 +63,17 @@ final class ObsoleteScan
      * The obsolete share (0..1, of the data component's uncompressed bytes) of every live SSTable of cfs that
      * {@code frozen} accepts, by SSTable id.
      */
-    Map<String, Double> fractions(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen) throws IOException
+    Map<String, Double> fractions(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen)
     {
-        List<SSTableReader> live = new ArrayList<>(cfs.getLiveSSTables());
+        // referenced: a compaction finishing meanwhile must not delete a file while it is read
+        try (ColumnFamilyStore.RefViewFragment view = cfs.selectAndReference(View.selectFunction(SSTableSet.LIVE)))
+        {
+            return fractions(cfs, frozen, new ArrayList<>(view.sstables));
+        }
+    }
+
+    private Map<String, Double> fractions(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen, List<SSTableReader> live)
+    {
         List<SSTableReader> frozenOnes = new ArrayList<>();
         for (SSTableReader r : live)
             if (frozen.test(r))
@@ -84,8 +99,19 @@ final class ObsoleteScan
             Entry e = cache.get(key);
             if (e == null || !e.against().equals(against))
             {
-                e = new Entry(against, newer.isEmpty() ? 0 : scan(cfs, f, newer));
-                cache.put(key, e);
+                try
+                {
+                    e = new Entry(against, newer.isEmpty() ? 0 : scan(cfs, f, newer));
+                    cache.put(key, e);
+                }
+                catch (IOException | RuntimeException ex)
+                {
+                    // accounting must never fail a snapshot: keep the last answer (or 0) and try again next time
+                    logger.warn("Obsolete-version scan of {} failed ({}); using {}", f.descriptor, ex.toString(),
+                                e == null ? "0" : "the previous share " + e.fraction());
+                    if (e == null)
+                        e = new Entry(Set.of(), 0);
+                }
             }
             out.put(f.descriptor.id.toString(), e.fraction());
         }
