@@ -18,7 +18,7 @@ public final class Bridge
     private final TieredSSTables tiered;
     private final SecondaryStubs stubs;
     private final RoleRangesSource roles = new RoleRangesSource();
-    private final ElectTables tables = new ElectTables(roles);
+    private final ElectTables tables;
     private final CassandraTables localTables = new CassandraTables(this);
     private final CassandraRing ring = new CassandraRing();
     private final ObsoleteScan obsolete = new ObsoleteScan();
@@ -29,6 +29,7 @@ public final class Bridge
         this.frozen = new FrozenSSTables(node.clock());
         this.tiered = new TieredSSTables(node.tiered(), node.clock());
         this.stubs = new SecondaryStubs(node.clock());
+        this.tables = new ElectTables(roles, frozen, node.clock());
     }
 
     public ElectNode node()

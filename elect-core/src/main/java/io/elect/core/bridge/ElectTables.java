@@ -48,12 +48,16 @@ public final class ElectTables implements ElectTablesMBean
     private final Set<String> watched = ConcurrentHashMap.newKeySet();
     private final Set<String> registeredMetrics = ConcurrentHashMap.newKeySet();
     private final RoleRangesSource roles;
+    private final FrozenSSTables frozen;
+    private final io.elect.core.util.Clock clock;
     private volatile boolean mbeanRegistered;
 
     /** One per node (the adapter's {@link Bridge}); strategies reach it through {@link NodeHandoff}. */
-    public ElectTables(RoleRangesSource roles)
+    ElectTables(RoleRangesSource roles, FrozenSSTables frozen, io.elect.core.util.Clock clock)
     {
         this.roles = roles;
+        this.frozen = frozen;
+        this.clock = clock;
     }
 
     /** Has a {@link MaintenanceWatch} log what Cassandra's maintenance operations skip on cfs (once per table). */
@@ -235,6 +239,47 @@ public final class ElectTables implements ElectTablesMBean
             }
         }
         return sb.append(']').toString();
+    }
+
+    @Override
+    public synchronized String memberTrialsJson(String keyspace, String table)
+    {
+        if (keyspace == null || table == null || !tables.contains(List.of(keyspace, table)))
+            throw new IllegalArgumentException("keyspace.table " + keyspace + '.' + table + " is not an ELECT table on this node");
+        ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(keyspace, table);
+        if (cfs == null)
+            throw new IllegalArgumentException("keyspace.table " + keyspace + '.' + table + " does not exist");
+        List<MemberRewrite.Trial> trials;
+        try
+        {
+            trials = MemberRewrite.trials(cfs, frozen.frozen(cfs), clock);
+        }
+        catch (java.io.IOException e)
+        {
+            // JMX clients may lack our exception classes: the message travels, the type does not
+            throw new IllegalStateException("trial rewrite of " + keyspace + '.' + table + " failed: " + e);
+        }
+        StringBuilder sb = new StringBuilder("{\"version\":1,\"node\":\"").append(FBUtilities.getBroadcastAddressAndPort())
+                                                                     .append("\",\"page_bytes\":").append(MemberRewrite.PAGE)
+                                                                     .append(",\"members\":[");
+        for (int i = 0; i < trials.size(); i++)
+        {
+            MemberRewrite.Trial t = trials.get(i);
+            sb.append(i == 0 ? "" : ",")
+              .append("{\"member\":\"").append(t.member()).append("\",\"stripe\":\"").append(t.stripe())
+              .append("\",\"newer_sstables\":").append(t.newerSSTables())
+              .append(",\"partitions\":").append(t.partitions())
+              .append(",\"changed_partitions\":").append(t.changedPartitions())
+              .append(",\"same_size_partitions\":").append(t.sameSizePartitions())
+              .append(",\"bytes_before\":").append(t.bytesBefore())
+              .append(",\"bytes_after\":").append(t.bytesAfter())
+              .append(",\"pages\":").append(t.pages())
+              .append(",\"changed_pages\":").append(t.changedPages())
+              .append(",\"uncompressed_pages\":").append(t.uncompressedPages())
+              .append(",\"in_place_pages\":").append(t.inPlacePages())
+              .append(",\"millis\":").append(t.millis()).append('}');
+        }
+        return sb.append("]}").toString();
     }
 
     @Override

@@ -146,7 +146,8 @@ final class ObsoleteScan
         return Math.min(1.0, (double) obsolete / total);
     }
 
-    private static boolean newerVersion(ColumnFamilyStore cfs, DecoratedKey key, long frozenMax, List<SSTableReader> newer)
+    /** Whether one of newer holds a version of key with data newer than frozenMax (see the class comment). */
+    static boolean newerVersion(ColumnFamilyStore cfs, DecoratedKey key, long frozenMax, List<SSTableReader> newer)
     {
         for (SSTableReader g : newer)
         {

@@ -37,6 +37,7 @@ public final class ElectTool
         c.put("storage", new StorageCommand());
         c.put("rebuild", new RebuildCommand());
         c.put("verify", new VerifyCommand());
+        c.put("trial-rewrite", new TrialRewriteCommand());
         c.put("metrics", new MetricsCommand());
         return java.util.Collections.unmodifiableMap(c);
     }
@@ -127,6 +128,6 @@ public final class ElectTool
         out.println("usage: electtool [-h HOST] [-p JMX_PORT] COMMAND [--json]");
         out.println("commands:");
         for (Map.Entry<String, Command> e : COMMANDS.entrySet())
-            out.printf("  %-10s %s%n", e.getKey(), e.getValue().summary());
+            out.printf("  %-14s %s%n", e.getKey(), e.getValue().summary());
     }
 }

@@ -1,0 +1,185 @@
+package io.elect.core.bridge;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import javax.management.ObjectName;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.elect.core.trees.RoleRanges;
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.dht.Token;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.service.EmbeddedCassandraService;
+import org.apache.cassandra.service.StorageService;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One embedded node (the ports of {@link ElectCompactionStrategyTest}; surefire runs one JVM per class, one at a
+ * time). Trial rewrites of an encoded (frozen) member: without newer versions the merge reproduces the member's data
+ * component byte for byte; with some partitions updated (same-size values) or deleted, the trial counts exactly
+ * those partitions and the uncompressed pages they occupy, the on-disk diff covers at least those pages, and
+ * nothing is left behind: the table's files, live SSTables and reads are as before the trial.
+ */
+class MemberRewriteTest
+{
+    private static final String KS = "elect_rewrite";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static EmbeddedCassandraService cassandra;
+    private static CqlSession session;
+
+    @BeforeAll
+    static void startNode() throws Exception
+    {
+        Path base = Paths.get("target", "elect-rewrite-node-" + ProcessHandle.current().pid()).toAbsolutePath();
+        cassandra = EmbeddedNode.start("elect-trees-node.yaml", "elect-trees-logback.xml", base, base);
+        session = EmbeddedNode.session(19042);
+    }
+
+    @AfterAll
+    static void stopNode() throws Exception
+    {
+        if (session != null)
+            session.close();
+        if (cassandra != null)
+            StorageService.instance.drain();
+    }
+
+    @Test
+    void trialRewritesMeasureTheMembersChangeAndLeaveNothing() throws Exception
+    {
+        NodeHandoff.bridge().roles().setOverrideForTesting(KS, RoleRanges.linear(List.<Token>of(), List.of(0))); // one SSTable per flush
+        session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        session.execute("CREATE TABLE " + KS + ".t (key text PRIMARY KEY, field0 blob) WITH compaction = "
+                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 64}"
+                        + " AND compression = {'enabled': 'false'}");
+        ColumnFamilyStore cfs = Keyspace.open(KS).getColumnFamilyStore("t");
+        cfs.disableAutoCompaction();
+        PreparedStatement insert = session.prepare("INSERT INTO " + KS + ".t (key, field0) VALUES (?, ?)");
+        for (int i = 0; i < 500; i++)
+            session.execute(insert.bind("k" + i, value(i, 0)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        SSTableReader f = cfs.getLiveSSTables().iterator().next();
+        NodeHandoff.bridge().frozen().freeze(cfs, f, "stripe-7");
+
+        // No newer versions: the merged version is the member itself, byte for byte.
+        JsonNode m = only(trials());
+        assertEquals(f.descriptor.id.toString(), m.get("member").asText());
+        assertEquals("stripe-7", m.get("stripe").asText());
+        assertEquals(0, m.get("newer_sstables").asInt());
+        assertEquals(500, m.get("partitions").asLong());
+        assertEquals(0, m.get("changed_partitions").asLong());
+        assertEquals(0, m.get("same_size_partitions").asLong());
+        assertEquals(m.get("bytes_before").asLong(), m.get("bytes_after").asLong());
+        assertEquals(0, m.get("changed_pages").asLong(), "an unchanged member is rewritten byte for byte");
+        assertEquals(0, m.get("in_place_pages").asLong());
+
+        // Every 25th partition of F (data order) gets a same-size newer value, one more is deleted.
+        List<String> keys = new ArrayList<>();
+        List<Long> starts = new ArrayList<>();
+        try (org.apache.cassandra.io.sstable.KeyReader kr = f.keyReader())
+        {
+            for (boolean more = !kr.isExhausted(); more; more = kr.advance())
+            {
+                keys.add(org.apache.cassandra.db.marshal.UTF8Type.instance.compose(kr.key()));
+                starts.add(kr.dataPosition());
+            }
+        }
+        starts.add(f.uncompressedLength());
+        Set<Long> pages = new TreeSet<>();
+        for (int i = 0; i < keys.size(); i += 25)
+        {
+            if (i == 250)
+                session.execute("DELETE FROM " + KS + ".t WHERE key = ?", keys.get(i));
+            else
+                session.execute(insert.bind(keys.get(i), value(Integer.parseInt(keys.get(i).substring(1)), 1)));
+            for (long p = starts.get(i) / MemberRewrite.PAGE; p <= (starts.get(i + 1) - 1) / MemberRewrite.PAGE; p++)
+                pages.add(p);
+        }
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        Set<String> filesBefore = files(cfs);
+        Set<SSTableReader> liveBefore = Set.copyOf(cfs.getLiveSSTables());
+
+        m = only(trials());
+        assertEquals(1, m.get("newer_sstables").asInt());
+        assertEquals(20, m.get("changed_partitions").asLong());
+        // 19 same-size overwrites; the deleted partition shrinks to its tombstone
+        assertTrue(m.get("same_size_partitions").asLong() <= 19, m.toString());
+        assertEquals(pages.size(), m.get("in_place_pages").asLong(), "uncompressed pages holding a changed partition");
+        assertEquals((f.uncompressedLength() + MemberRewrite.PAGE - 1) / MemberRewrite.PAGE, m.get("uncompressed_pages").asLong());
+        assertTrue(m.get("changed_pages").asLong() >= pages.size() - 1, "the on-disk diff covers the changed partitions: " + m);
+        assertTrue(m.get("changed_pages").asLong() <= m.get("pages").asLong(), m.toString());
+        // the deleted partition's row is gone (a tombstone within gc_grace stays): the new version is smaller
+        assertTrue(m.get("bytes_after").asLong() < m.get("bytes_before").asLong(), m.toString());
+
+        // Nothing left behind, nothing installed, reads as written.
+        assertEquals(filesBefore, files(cfs));
+        assertEquals(liveBefore, Set.copyOf(cfs.getLiveSSTables()));
+        for (int i = 0; i < keys.size(); i++)
+        {
+            Row r = session.execute("SELECT field0 FROM " + KS + ".t WHERE key = ?", keys.get(i)).one();
+            int k = Integer.parseInt(keys.get(i).substring(1));
+            if (i == 250)
+                assertNull(r, keys.get(i));
+            else
+                assertEquals(value(k, i % 25 == 0 ? 1 : 0), r.getByteBuffer("field0"), keys.get(i));
+        }
+    }
+
+    private static JsonNode trials() throws Exception
+    {
+        String json = (String) ManagementFactory.getPlatformMBeanServer()
+                                                .invoke(new ObjectName(ElectTables.MBEAN_NAME), "memberTrialsJson",
+                                                        new Object[]{ KS, "t" },
+                                                        new String[]{ String.class.getName(), String.class.getName() });
+        JsonNode doc = JSON.readTree(json);
+        assertEquals(1, doc.get("version").asInt());
+        assertEquals(MemberRewrite.PAGE, doc.get("page_bytes").asInt());
+        return doc.get("members");
+    }
+
+    private static JsonNode only(JsonNode members)
+    {
+        assertEquals(1, members.size(), members.toString());
+        return members.get(0);
+    }
+
+    private static ByteBuffer value(int key, int version)
+    {
+        byte[] b = new byte[300];
+        for (int i = 0; i < b.length; i++)
+            b[i] = (byte) (key * 31 + version * 7 + i);
+        return ByteBuffer.wrap(b);
+    }
+
+    private static Set<String> files(ColumnFamilyStore cfs) throws Exception
+    {
+        Set<String> out = new TreeSet<>();
+        for (org.apache.cassandra.io.util.File dir : cfs.getDirectories().getCFDirectories())
+            try (Stream<Path> s = Files.list(dir.toPath()))
+            {
+                s.forEach(p -> out.add(p.getFileName().toString()));
+            }
+        return out;
+    }
+}
