@@ -189,10 +189,32 @@ final class MemberRewrite
                 .setTransientSSTable(f.isTransient())
                 .setTableMetadataRef(cfs.metadata)
                 .setMetadataCollector(collector)
-                .setSerializationHeader(SerializationHeader.make(cfs.metadata(), merged))
+                .setSerializationHeader(header(cfs, f, merged))
                 .addDefaultComponents(cfs.indexManager.listIndexGroups())
                 .setSecondaryIndexGroups(cfs.indexManager.listIndexGroups())
                 .build(txn, cfs);
+    }
+
+    /**
+     * The new version's header: f's OWN encoding stats (the deltas its rows were serialized against), widened by the
+     * newer SSTables' exact stats, and the union of the columns. Cassandra's compaction would take f's exact stats
+     * instead ({@code SerializationHeader.make}); when f was itself written by a compaction those can differ from its
+     * header's, and every timestamp delta, so every row's size, would change: reusing f's header is what keeps the
+     * unchanged partitions byte-identical (a merge without newer versions reproduces f exactly).
+     */
+    private static SerializationHeader header(ColumnFamilyStore cfs, SSTableReader f, Set<SSTableReader> merged)
+    {
+        org.apache.cassandra.db.rows.EncodingStats stats = f.header.stats();
+        org.apache.cassandra.db.RegularAndStaticColumns.Builder columns = org.apache.cassandra.db.RegularAndStaticColumns.builder();
+        columns.addAll(f.header.columns());
+        for (SSTableReader r : merged)
+        {
+            if (r == f)
+                continue;
+            stats = stats.mergeWith(r.stats());
+            columns.addAll(r.header.columns());
+        }
+        return new SerializationHeader(true, cfs.metadata(), columns.build(), stats);
     }
 
     /**
