@@ -277,6 +277,8 @@ public final class ElectTables implements ElectTablesMBean
               .append(",\"changed_pages\":").append(t.changedPages())
               .append(",\"uncompressed_pages\":").append(t.uncompressedPages())
               .append(",\"in_place_pages\":").append(t.inPlacePages())
+              .append(",\"gc_bytes_after\":").append(t.gcBytesAfter())
+              .append(",\"gc_changed_pages\":").append(t.gcChangedPages())
               .append(",\"millis\":").append(t.millis()).append('}');
         }
         return sb.append("]}").toString();

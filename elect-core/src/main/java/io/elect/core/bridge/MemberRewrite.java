@@ -36,6 +36,7 @@ import org.apache.cassandra.io.sstable.format.SSTableReader;
 import org.apache.cassandra.io.sstable.format.SSTableWriter;
 import org.apache.cassandra.io.sstable.metadata.MetadataCollector;
 import org.apache.cassandra.io.util.ChannelProxy;
+import org.apache.cassandra.schema.CompactionParams.TombstoneOption;
 import org.apache.cassandra.utils.ByteBufferUtil;
 import org.apache.cassandra.utils.TimeUUID;
 
@@ -56,7 +57,12 @@ import org.apache.cassandra.utils.TimeUUID;
  * this rewrite would carry; and {@code inPlacePages}, the pages of F's UNCOMPRESSED layout that hold a partition with
  * a newer version, i.e. the lower bound a layout-preserving rewrite (same partition order and offsets, rows patched
  * in place) of an uncompressed member could reach; and {@code sameSizePartitions}, how many of the partitions with a
- * newer version serialize to the same size in the new version (only those could be patched in place). Not thread-safe per member; callers serialize trials of a table.
+ * newer version serialize to the same size in the new version (only those could be patched in place).
+ *
+ * <p>A second rewrite garbage-collects F alone ({@code gcBytesAfter}, {@code gcChangedPages}): F minus what ANY other
+ * live SSTable shadows (frozen ones included, read through their tiered data if need be), as
+ * {@code nodetool garbagecollect -g CELL} would: the bytes a member would keep if its obsolete versions were dropped
+ * without absorbing anything, the case where the newer versions are themselves encoded in later members. Not thread-safe per member; callers serialize trials of a table.
  */
 final class MemberRewrite
 {
@@ -66,7 +72,7 @@ final class MemberRewrite
     /** One member's trial. Byte counts are of the data component; {@code pages} covers the longer of the two. */
     record Trial(String member, String stripe, int newerSSTables, long partitions, long changedPartitions,
                  long sameSizePartitions, long bytesBefore, long bytesAfter, long pages, long changedPages, long uncompressedPages,
-                 long inPlacePages, long millis)
+                 long inPlacePages, long gcBytesAfter, long gcChangedPages, long millis)
     {
         double changedPageShare()
         {
@@ -123,11 +129,40 @@ final class MemberRewrite
         long start = clock.nanoTime();
         Map<DecoratedKey, Long> changedSizes = new java.util.HashMap<>();
         long[] inPlace = inPlacePages(cfs, f, newer, changedSizes);
-        long sameSize = 0;
         long nowInSec = clock.millis() / 1000;
+        Written merge = write(cfs, f, newer, TombstoneOption.NONE, changedSizes, nowInSec);
+        Written gc = write(cfs, f, List.of(), TombstoneOption.CELL, Map.of(), nowInSec);
+        Trial t = new Trial(f.descriptor.id.toString(), stripe, newer.size(), inPlace[0], inPlace[1], merge.sameSize(),
+                            f.onDiskLength(), merge.bytes(), merge.pages(), merge.changedPages(), inPlace[2], inPlace[3],
+                            gc.bytes(), gc.changedPages(), clock.millisSince(start));
+        logger.info("Member trial rewrite {}.{} {} (stripe {}): merged with {} newer SSTables {} -> {} bytes, {} of {} pages changed "
+                    + "({}%), {} of {} changed partitions keep their size, layout-preserving bound {} of {} pages; "
+                    + "garbage-collected {} bytes, {} pages changed; {} ms",
+                    cfs.getKeyspaceName(), cfs.getTableName(), t.member(), stripe, t.newerSSTables(), t.bytesBefore(),
+                    t.bytesAfter(), t.changedPages(), t.pages(), Math.round(t.changedPageShare() * 1000) / 10.0,
+                    t.sameSizePartitions(), t.changedPartitions(), t.inPlacePages(), t.uncompressedPages(),
+                    t.gcBytesAfter(), t.gcChangedPages(), t.millis());
+        return t;
+    }
+
+    /** What one rewrite of f produced: data bytes, pages covering the longer of f and it, pages that differ. */
+    private record Written(long bytes, long pages, long changedPages, long sameSize)
+    {
+    }
+
+    /**
+     * Writes f merged with {@code newer} (read over f's range only) through Cassandra's compaction iterator, with
+     * {@code option} deciding whether data shadowed by other live SSTables is dropped ({@code CELL}: what
+     * {@code nodetool garbagecollect -g CELL} does), compares the data component with f's page by page, and deletes
+     * what it wrote. sameSize counts the partitions of changedSizes (key -> uncompressed size in f) whose new
+     * version has the same size.
+     */
+    private static Written write(ColumnFamilyStore cfs, SSTableReader f, List<SSTableReader> newer, TombstoneOption option,
+                                 Map<DecoratedKey, Long> changedSizes, long nowInSec) throws IOException
+    {
         Set<SSTableReader> merged = new HashSet<>(newer);
         merged.add(f);
-        long bytesAfter, pages, changed;
+        long sameSize = 0;
         try (LifecycleTransaction txn = LifecycleTransaction.offline(OperationType.GARBAGE_COLLECT))
         {
             Descriptor d = cfs.newSSTableDescriptor(f.descriptor.directory, f.descriptor.getFormat());
@@ -137,7 +172,7 @@ final class MemberRewrite
             for (SSTableReader g : newer)
                 scanners.add(g.getScanner(Collections.singletonList(range).iterator()));
             try (SSTableWriter w = writer(cfs, d, f, merged, txn);
-                 CompactionController controller = new CompactionController(cfs, merged, cfs.gcBefore(nowInSec));
+                 CompactionController controller = new CompactionController(cfs, merged, cfs.gcBefore(nowInSec), null, option);
                  CompactionIterator ci = new CompactionIterator(OperationType.GARBAGE_COLLECT, scanners, controller,
                                                                 nowInSec, TimeUUID.Generator.nextTimeUUID()))
             {
@@ -154,25 +189,14 @@ final class MemberRewrite
                 }
                 w.setOpenResult(false);
                 w.prepareToCommit();
-                java.nio.file.Path after = d.fileFor(Components.DATA).toPath();
-                try (FileChannel a = FileChannel.open(after, StandardOpenOption.READ))
+                try (FileChannel a = FileChannel.open(d.fileFor(Components.DATA).toPath(), StandardOpenOption.READ))
                 {
-                    bytesAfter = a.size();
                     long[] diff = diffPages(f.getDataChannel(), f.onDiskLength(), a);
-                    pages = diff[0];
-                    changed = diff[1];
+                    return new Written(a.size(), diff[0], diff[1], sameSize);
                 }
                 // not committed: closing aborts the writer, then the transaction deletes what it wrote
             }
         }
-        Trial t = new Trial(f.descriptor.id.toString(), stripe, newer.size(), inPlace[0], inPlace[1], sameSize, f.onDiskLength(),
-                            bytesAfter, pages, changed, inPlace[2], inPlace[3], clock.millisSince(start));
-        logger.info("Member trial rewrite {}.{} {} (stripe {}): {} -> {} bytes with {} newer SSTables, {} of {} pages changed "
-                    + "({}%), {} of {} changed partitions keep their size, layout-preserving bound {} of {} pages, {} ms",
-                    cfs.getKeyspaceName(), cfs.getTableName(), t.member(), stripe, t.bytesBefore(), t.bytesAfter(),
-                    t.newerSSTables(), t.changedPages(), t.pages(), Math.round(t.changedPageShare() * 1000) / 10.0,
-                    t.sameSizePartitions(), t.changedPartitions(), t.inPlacePages(), t.uncompressedPages(), t.millis());
-        return t;
     }
 
     private static SSTableWriter writer(ColumnFamilyStore cfs, Descriptor d, SSTableReader f, Set<SSTableReader> merged,
