@@ -279,6 +279,7 @@ public final class ElectTables implements ElectTablesMBean
               .append(",\"in_place_pages\":").append(t.inPlacePages())
               .append(",\"gc_bytes_after\":").append(t.gcBytesAfter())
               .append(",\"gc_changed_pages\":").append(t.gcChangedPages())
+              .append(",\"shadowed_partitions\":").append(t.shadowedPartitions())
               .append(",\"millis\":").append(t.millis()).append('}');
         }
         return sb.append("]}").toString();

@@ -41,14 +41,16 @@ public interface ElectTablesMBean
      *  "members":[{"member":"3gxk_...","stripe":"s-...","newer_sstables":2,"partitions":900,"changed_partitions":310,
      *              "same_size_partitions":300,"bytes_before":1048000,"bytes_after":1047500,"pages":256,"changed_pages":250,
      *              "uncompressed_pages":300,"in_place_pages":120,
-     *              "gc_bytes_after":700000,"gc_changed_pages":240,"millis":85}]}
+     *              "gc_bytes_after":700000,"gc_changed_pages":240,
+     *              "shadowed_partitions":0,"millis":85}]}
      * </pre>
      * {@code changed_pages}: pages of the on-disk data component that differ between the member and its merged
      * version (what a parity delta of the rewrite carries); {@code in_place_pages}: pages of the member's
      * uncompressed layout holding a partition that has a newer version (the bound of a layout-preserving rewrite);
      * {@code same_size_partitions}: those partitions whose merged version has the same serialized size;
      * {@code gc_*}: the member rewritten alone minus what any other live SSTable shadows (nodetool garbagecollect -g
-     * CELL), its data bytes and changed pages.
+     * CELL), its data bytes and changed pages; {@code shadowed_partitions}: partitions of the member of which
+     * nothing survives the newer versions held by any other live SSTable (the purge rule of secondaries).
      * Writes a full copy of each member: one trial at a time per node.
      */
     String memberTrialsJson(String keyspace, String table);

@@ -62,7 +62,9 @@ import org.apache.cassandra.utils.TimeUUID;
  * <p>A second rewrite garbage-collects F alone ({@code gcBytesAfter}, {@code gcChangedPages}): F minus what ANY other
  * live SSTable shadows (frozen ones included, read through their tiered data if need be), as
  * {@code nodetool garbagecollect -g CELL} would: the bytes a member would keep if its obsolete versions were dropped
- * without absorbing anything, the case where the newer versions are themselves encoded in later members. Not thread-safe per member; callers serialize trials of a table.
+ * without absorbing anything, the case where the newer versions are themselves encoded in later members. And
+ * {@code shadowedPartitions}: partitions of F of which nothing at all survives the newer versions held anywhere
+ * (a member whose every partition is shadowed, with its stubs, could be retired without any merge). Not thread-safe per member; callers serialize trials of a table.
  */
 final class MemberRewrite
 {
@@ -72,7 +74,7 @@ final class MemberRewrite
     /** One member's trial. Byte counts are of the data component; {@code pages} covers the longer of the two. */
     record Trial(String member, String stripe, int newerSSTables, long partitions, long changedPartitions,
                  long sameSizePartitions, long bytesBefore, long bytesAfter, long pages, long changedPages, long uncompressedPages,
-                 long inPlacePages, long gcBytesAfter, long gcChangedPages, long millis)
+                 long inPlacePages, long gcBytesAfter, long gcChangedPages, long shadowedPartitions, long millis)
     {
         double changedPageShare()
         {
@@ -105,7 +107,7 @@ final class MemberRewrite
             {
                 String tag = tags.get(f.descriptor.id.toString());
                 if (tag != null && !TieredSSTables.isTiered(f))
-                    out.add(trial(cfs, f, tag, newer(f, live, tags), clock));
+                    out.add(trial(cfs, f, tag, newer(f, live, tags), shadows(f, live), clock));
             }
         }
         return out;
@@ -123,10 +125,51 @@ final class MemberRewrite
         return out;
     }
 
-    private static Trial trial(ColumnFamilyStore cfs, SSTableReader f, String stripe, List<SSTableReader> newer, Clock clock)
-        throws IOException
+    /** Every other live SSTable overlapping f that holds data newer than f's oldest (frozen and tiered included). */
+    private static List<SSTableReader> shadows(SSTableReader f, List<SSTableReader> live)
+    {
+        List<SSTableReader> out = new ArrayList<>();
+        for (SSTableReader g : live)
+            if (g != f && g.getMaxTimestamp() > f.getMinTimestamp()
+                && g.getFirst().compareTo(f.getLast()) <= 0 && g.getLast().compareTo(f.getFirst()) >= 0)
+                out.add(g);
+        return out;
+    }
+
+    /**
+     * Partitions of f of which nothing survives the purge rule of secondaries ({@link StubShadowing}: exact
+     * reconciliation against each shadow; a wider-scope deletion does not count, so a deleted partition is not
+     * counted: an under-count, never an over-count). A member all of whose partitions are shadowed holds nothing a
+     * read can return.
+     */
+    private static long shadowedPartitions(ColumnFamilyStore cfs, SSTableReader f, List<SSTableReader> shadows)
+    {
+        if (shadows.isEmpty())
+            return 0;
+        long shadowed = 0;
+        try (ISSTableScanner scanner = f.getScanner())
+        {
+            while (scanner.hasNext())
+            {
+                try (SecondaryStubs.Shadowed p = new SecondaryStubs.Shadowed(cfs, scanner.next(), shadows))
+                {
+                    UnfilteredRowIterator it = p.filtered;
+                    boolean left = !it.partitionLevelDeletion().isLive() || !it.staticRow().isEmpty();
+                    while (!left && it.hasNext())
+                        left = it.next() != null;
+                    if (!left)
+                        shadowed++;
+                }
+            }
+        }
+        return shadowed;
+    }
+
+    private static Trial trial(ColumnFamilyStore cfs, SSTableReader f, String stripe, List<SSTableReader> newer,
+                               List<SSTableReader> shadows, Clock clock) throws IOException
     {
         long start = clock.nanoTime();
+        long shadowed = shadowedPartitions(cfs, f, shadows);
         Map<DecoratedKey, Long> changedSizes = new java.util.HashMap<>();
         long[] inPlace = inPlacePages(cfs, f, newer, changedSizes);
         long nowInSec = clock.millis() / 1000;
@@ -134,14 +177,14 @@ final class MemberRewrite
         Written gc = write(cfs, f, List.of(), TombstoneOption.CELL, Map.of(), nowInSec);
         Trial t = new Trial(f.descriptor.id.toString(), stripe, newer.size(), inPlace[0], inPlace[1], merge.sameSize(),
                             f.onDiskLength(), merge.bytes(), merge.pages(), merge.changedPages(), inPlace[2], inPlace[3],
-                            gc.bytes(), gc.changedPages(), clock.millisSince(start));
+                            gc.bytes(), gc.changedPages(), shadowed, clock.millisSince(start));
         logger.info("Member trial rewrite {}.{} {} (stripe {}): merged with {} newer SSTables {} -> {} bytes, {} of {} pages changed "
                     + "({}%), {} of {} changed partitions keep their size, layout-preserving bound {} of {} pages; "
-                    + "garbage-collected {} bytes, {} pages changed; {} ms",
+                    + "garbage-collected {} bytes, {} pages changed; {} of {} partitions fully shadowed; {} ms",
                     cfs.getKeyspaceName(), cfs.getTableName(), t.member(), stripe, t.newerSSTables(), t.bytesBefore(),
                     t.bytesAfter(), t.changedPages(), t.pages(), Math.round(t.changedPageShare() * 1000) / 10.0,
                     t.sameSizePartitions(), t.changedPartitions(), t.inPlacePages(), t.uncompressedPages(),
-                    t.gcBytesAfter(), t.gcChangedPages(), t.millis());
+                    t.gcBytesAfter(), t.gcChangedPages(), t.shadowedPartitions(), t.partitions(), t.millis());
         return t;
     }
 

@@ -529,7 +529,7 @@ public final class SecondaryStubs
      * One partition of X passed through the shadowing of every shadow whose key range holds its key. Closing it closes
      * X's partition and the shadows' partitions.
      */
-    private static final class Shadowed implements AutoCloseable
+    static final class Shadowed implements AutoCloseable
     {
         final UnfilteredRowIterator filtered;
         final List<StubShadowing> shadowings = new ArrayList<>();

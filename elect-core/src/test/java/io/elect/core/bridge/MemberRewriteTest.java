@@ -95,6 +95,7 @@ class MemberRewriteTest
         assertEquals(0, m.get("in_place_pages").asLong());
         assertEquals(m.get("bytes_before").asLong(), m.get("gc_bytes_after").asLong(), "nothing shadows the member");
         assertEquals(0, m.get("gc_changed_pages").asLong());
+        assertEquals(0, m.get("shadowed_partitions").asLong());
 
         // Every 25th partition of F (data order) gets a same-size newer value, one more is deleted.
         List<String> keys = new ArrayList<>();
@@ -141,6 +142,9 @@ class MemberRewriteTest
         assertTrue(gc >= before - shadowedBytes && gc <= before - shadowedBytes * 9 / 10,
                    "gc keeps " + gc + " of " + before + " bytes, " + shadowedBytes + " shadowed: " + m);
         assertTrue(m.get("gc_changed_pages").asLong() > 0, m.toString());
+        // the 19 overwritten partitions are shadowed whole; the deleted one is not counted (a partition deletion is a
+        // wider-scope deletion, which the purge rule does not use)
+        assertEquals(19, m.get("shadowed_partitions").asLong(), m.toString());
 
         // Nothing left behind, nothing installed, reads as written.
         assertEquals(filesBefore, files(cfs));
@@ -191,6 +195,14 @@ class MemberRewriteTest
         assertEquals(m.get("bytes_before").asLong(), m.get("bytes_after").asLong(), m.toString());
         assertEquals(0, m.get("changed_pages").asLong(), "reproduced byte for byte: " + m);
         assertEquals(m.get("bytes_before").asLong(), m.get("gc_bytes_after").asLong(), m.toString());
+        assertEquals(0, m.get("shadowed_partitions").asLong(), m.toString());
+
+        // every key written again: the member is shadowed whole
+        for (int i = 0; i < 300; i++)
+            session.execute(insert.bind("k" + i, value(i, 2)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        m = only(JSON.readTree(NodeHandoff.bridge().tables().memberTrialsJson(ks, "t")).get("members"));
+        assertEquals(300, m.get("shadowed_partitions").asLong(), m.toString());
     }
 
     private static JsonNode trials() throws Exception
