@@ -48,9 +48,10 @@ public interface ElectTablesMBean
      * version (what a parity delta of the rewrite carries); {@code in_place_pages}: pages of the member's
      * uncompressed layout holding a partition that has a newer version (the bound of a layout-preserving rewrite);
      * {@code same_size_partitions}: those partitions whose merged version has the same serialized size;
-     * {@code gc_*}: the member rewritten alone minus what any other live SSTable shadows (nodetool garbagecollect -g
-     * CELL), its data bytes and changed pages; {@code shadowed_partitions}: partitions of the member of which
-     * nothing survives the newer versions held by any other live SSTable (the purge rule of secondaries).
+     * {@code gc_*}: the member rewritten alone minus what other live SSTables shadow (nodetool garbagecollect -g
+     * CELL; Cassandra ignores suspect SSTables there, so frozen ones do not count), its data bytes and changed pages; {@code shadowed_partitions}: partitions of the member of which
+     * nothing survives the newer versions held by any other live SSTable, frozen ones included (the purge rule of
+     * secondaries).
      * Writes a full copy of each member: one trial at a time per node.
      */
     String memberTrialsJson(String keyspace, String table);

@@ -59,12 +59,14 @@ import org.apache.cassandra.utils.TimeUUID;
  * in place) of an uncompressed member could reach; and {@code sameSizePartitions}, how many of the partitions with a
  * newer version serialize to the same size in the new version (only those could be patched in place).
  *
- * <p>A second rewrite garbage-collects F alone ({@code gcBytesAfter}, {@code gcChangedPages}): F minus what ANY other
- * live SSTable shadows (frozen ones included, read through their tiered data if need be), as
- * {@code nodetool garbagecollect -g CELL} would: the bytes a member would keep if its obsolete versions were dropped
- * without absorbing anything, the case where the newer versions are themselves encoded in later members. And
- * {@code shadowedPartitions}: partitions of F of which nothing at all survives the newer versions held anywhere
- * (a member whose every partition is shadowed, with its stubs, could be retired without any merge). Not thread-safe per member; callers serialize trials of a table.
+ * <p>A second rewrite garbage-collects F alone ({@code gcBytesAfter}, {@code gcChangedPages}) as
+ * {@code nodetool garbagecollect -g CELL} would: F minus what other live SSTables shadow. Cassandra takes its shadow
+ * sources only from SSTables NOT marked suspect, and ELECT marks its frozen files suspect (so that maintenance skips
+ * them): newer versions held by later encoded members, offloaded members or stubs are not seen, and this figure
+ * counts only what unfrozen SSTables shadow. {@code shadowedPartitions} has no such limit: partitions of F of which
+ * nothing at all survives the newer versions held by ANY other live SSTable, frozen ones included (read through their
+ * tiered data if need be), by the secondaries' purge rule; a member whose every partition is shadowed could be
+ * retired, with its stubs, without any merge. Callers serialize trials of a table.
  */
 final class MemberRewrite
 {
