@@ -55,4 +55,28 @@ public final class EmbeddedNode
                                                              .build())
                          .build();
     }
+
+    /**
+     * The partitions of an SSTable of a text-keyed table in data order: their keys, and their start offsets in the
+     * uncompressed data followed by its length (so partition i spans starts[i]..starts[i+1]).
+     */
+    public record Layout(java.util.List<String> keys, java.util.List<Long> starts)
+    {
+    }
+
+    public static Layout layout(org.apache.cassandra.io.sstable.format.SSTableReader f) throws java.io.IOException
+    {
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        java.util.List<Long> starts = new java.util.ArrayList<>();
+        try (org.apache.cassandra.io.sstable.KeyReader kr = f.keyReader())
+        {
+            for (boolean more = !kr.isExhausted(); more; more = kr.advance())
+            {
+                keys.add(org.apache.cassandra.db.marshal.UTF8Type.instance.compose(kr.key()));
+                starts.add(kr.dataPosition());
+            }
+        }
+        starts.add(f.uncompressedLength());
+        return new Layout(keys, starts);
+    }
 }

@@ -295,17 +295,9 @@ class FrozenSSTablesTest
         assertEquals(Map.of(f.descriptor.id.toString(), 0.0), scan.fractions(cfs, NodeHandoff.bridge().frozen()::isFrozen));
 
         // F's partitions in data order with their byte ranges (from its index).
-        List<String> keys = new ArrayList<>();
-        List<Long> starts = new ArrayList<>();
-        try (org.apache.cassandra.io.sstable.KeyReader kr = f.keyReader())
-        {
-            for (boolean more = !kr.isExhausted(); more; more = kr.advance())
-            {
-                keys.add(org.apache.cassandra.db.marshal.UTF8Type.instance.compose(kr.key()));
-                starts.add(kr.dataPosition());
-            }
-        }
-        starts.add(f.uncompressedLength());
+        EmbeddedNode.Layout layout = EmbeddedNode.layout(f);
+        List<String> keys = layout.keys();
+        List<Long> starts = layout.starts();
         long expected = 0;
         PreparedStatement delete = session.prepare("DELETE FROM " + ks + ".t WHERE key = ?");
         PreparedStatement oldWrite = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?) USING TIMESTAMP 1");

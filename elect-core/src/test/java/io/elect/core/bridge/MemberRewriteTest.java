@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -98,17 +97,9 @@ class MemberRewriteTest
         assertEquals(0, m.get("shadowed_partitions").asLong());
 
         // Every 25th partition of F (data order) gets a same-size newer value, one more is deleted.
-        List<String> keys = new ArrayList<>();
-        List<Long> starts = new ArrayList<>();
-        try (org.apache.cassandra.io.sstable.KeyReader kr = f.keyReader())
-        {
-            for (boolean more = !kr.isExhausted(); more; more = kr.advance())
-            {
-                keys.add(org.apache.cassandra.db.marshal.UTF8Type.instance.compose(kr.key()));
-                starts.add(kr.dataPosition());
-            }
-        }
-        starts.add(f.uncompressedLength());
+        EmbeddedNode.Layout layout = EmbeddedNode.layout(f);
+        List<String> keys = layout.keys();
+        List<Long> starts = layout.starts();
         Set<Long> pages = new TreeSet<>();
         long shadowedBytes = 0;
         for (int i = 0; i < keys.size(); i += 25)
