@@ -42,9 +42,12 @@ public final class ParityApply
      * The page-aligned parity deltas of the records, in apply order (per stripe and parity chunk; merged: XOR-merged
      * and coalesced segments; unmerged: every extent in log order). {@link Image#bytes()} holds the delta; the same
      * records always give the same list, which is what lets recovery redo an apply from its APPLY record.
+     * {@code mergePages}: 0 = unmerged; n >= 1 = merged, ranges less than n pages apart coalesced into one (the gap
+     * between them, zero delta, is read and written back unchanged: one read and one write instead of two each).
      */
-    static List<Image> deltas(List<TxRecord> records, boolean merge, ErasureCoder coder, int pageSize)
+    static List<Image> deltas(List<TxRecord> records, int mergePages, ErasureCoder coder, int pageSize)
     {
+        boolean merge = mergePages > 0;
         // per (stripe, parity index): the parity-delta extents, in log order
         Map<Long, Map<Integer, List<TxRecord.Extent>>> deltas = new LinkedHashMap<>();
         Map<String, TreeMap<Integer, byte[][]>> parix = new LinkedHashMap<>();   // stripe:j:i -> page -> {orig, latest}
@@ -54,7 +57,7 @@ public final class ParityApply
         List<Image> out = new ArrayList<>();
         for (Map.Entry<Long, Map<Integer, List<TxRecord.Extent>>> s : deltas.entrySet())
             for (Map.Entry<Integer, List<TxRecord.Extent>> pj : s.getValue().entrySet())
-                for (TxRecord.Extent seg : merge ? coalesce(pj.getValue(), pageSize) : pj.getValue())
+                for (TxRecord.Extent seg : merge ? coalesce(pj.getValue(), mergePages * pageSize) : pj.getValue())
                 {
                     // whole pages: what direct I/O moves anyway, and the unit of the APPLY record's checksums
                     TxRecord.Extent cover = pageCover(seg, pageSize);
@@ -64,10 +67,11 @@ public final class ParityApply
     }
 
     /** The new parity images of the records: old parity (read in parallel on io) XOR the deltas. */
-    static List<Image> images(List<TxRecord> records, boolean merge, FileLayer fs, ParityLog.ChunkNamer names,
+    static List<Image> images(List<TxRecord> records, int mergePages, FileLayer fs, ParityLog.ChunkNamer names,
                               ErasureCoder coder, int pageSize, Executor io) throws IOException
     {
-        List<Image> out = deltas(records, merge, coder, pageSize);
+        boolean merge = mergePages > 0;
+        List<Image> out = deltas(records, mergePages, coder, pageSize);
         List<CompletableFuture<byte[]>> reads = new ArrayList<>();
         for (Image d : out)
             reads.add(read(fs, names.chunk(d.stripe(), coder.dataChunks() + d.parityIndex()), d.offset(),

@@ -77,10 +77,31 @@ public final class ParityLog
      * @param merge       apply: XOR-merge and coalesce deltas (false: every extent on its own)
      * @param io          executor for the parallel reads of an apply, or null (sequential)
      * @param times       where the bytes' append, buffer and apply times go, or null
+     * @param coalescePages merged applies: delta ranges of a parity chunk less than this many pages apart are read
+     *                    and written as one range (1..255; recorded in each APPLY, so a redo uses the same value)
      */
     public record Options(Role role, boolean concurrent, boolean merge, long preallocate, Executor io,
-                          LogTimes times, LongSupplier clock)
+                          LogTimes times, LongSupplier clock, int coalescePages)
     {
+        public Options
+        {
+            if (coalescePages < 1 || coalescePages > 255)
+                throw new IllegalArgumentException("coalescePages must be 1..255: " + coalescePages);
+        }
+
+        /** Ranges less than one page apart coalesced (the serial baselines' parity logs). */
+        public Options(Role role, boolean concurrent, boolean merge, long preallocate, Executor io, LogTimes times,
+                       LongSupplier clock)
+        {
+            this(role, concurrent, merge, preallocate, io, times, clock, 1);
+        }
+
+        /** What an APPLY record stores: 0 = unmerged, n = merged with ranges less than n pages apart coalesced. */
+        int mergePages()
+        {
+            return merge ? coalescePages : 0;
+        }
+
         public static Options serial(long preallocate)
         {
             return new Options(Role.PARITY, false, true, preallocate, null, null, System::nanoTime);
@@ -291,7 +312,10 @@ public final class ParityLog
                 fs.delete(base + "." + g);
     }
 
-    /** Appends the records of one or more transactions; durable on return if sync. */
+    /**
+     * Appends the records of one or more transactions; durable on return if sync. Concurrent logs write all the
+     * records of one call in a single write; serial logs (the PL, PLR, PARIX and DPU baselines) one write per record.
+     */
     public void append(List<TxRecord> records, boolean sync) throws IOException
     {
         long t0 = opt.clock().getAsLong(), bytes = 0;
@@ -320,11 +344,10 @@ public final class ParityLog
             {
                 synchronized (this)
                 {
-                    for (int i = 0; i < records.size(); i++)
-                    {
-                        l.append(TxRecord.TYPE, encoded.get(i), false);
-                        remember(records.get(i));
-                    }
+                    // one write for all records of the call (each still framed and checksummed on its own)
+                    l.appendAll(TxRecord.TYPE, encoded);
+                    for (TxRecord r : records)
+                        remember(r);
                 }
                 if (sync)
                     l.sync();
@@ -559,7 +582,8 @@ public final class ParityLog
         }
         if (ready.isEmpty())
             return 0;
-        List<ParityApply.Image> images = ParityApply.images(records, opt.merge(), fs, names, coder, pageSize, opt.io());
+        List<ParityApply.Image> images = ParityApply.images(records, opt.mergePages(), fs, names, coder, pageSize,
+                                                            opt.io());
         long id;
         synchronized (this)
         {
@@ -567,7 +591,7 @@ public final class ParityLog
         }
         // APPLY: what this apply will write, as checksums of the old and new bytes of every page (not the bytes: the
         // transactions hold the deltas), synced before the first in-place write so that a cut apply can be finished
-        Payload rec = ApplyRecords.encode(id, opt.merge(), ready, images, pageSize);
+        Payload rec = ApplyRecords.encode(id, opt.mergePages(), ready, images, pageSize);
         RecordLog l = begin();
         long written = 0;
         try

@@ -25,8 +25,15 @@ public final class StorageNode implements NodeService
     /** Node-wide settings of the logs. */
     public record Settings(int pageSize, long rotateBytes, long plrReserve, boolean tsueParityMerge,
                            java.util.concurrent.Executor io, io.elect.tsue.log.LogTimes times,
-                           java.util.function.LongSupplier clock)
+                           java.util.function.LongSupplier clock, int tsueCoalescePages)
     {
+        /** TSUE's parity log coalescing ranges less than one page apart. */
+        public Settings(int pageSize, long rotateBytes, long plrReserve, boolean tsueParityMerge,
+                        java.util.concurrent.Executor io, io.elect.tsue.log.LogTimes times,
+                        java.util.function.LongSupplier clock)
+        {
+            this(pageSize, rotateBytes, plrReserve, tsueParityMerge, io, times, clock, 1);
+        }
     }
 
     private final int id;
@@ -223,7 +230,7 @@ public final class StorageNode implements NodeService
                                          settings.times(), settings.clock());
         if (base.equals("tplog"))
             return new ParityLog.Options(ParityLog.Role.PARITY, true, settings.tsueParityMerge(), 0, settings.io(),
-                                         settings.times(), settings.clock());
+                                         settings.times(), settings.clock(), settings.tsueCoalescePages());
         if (base.startsWith("tdelta-") || base.startsWith("tdrep-"))
             return new ParityLog.Options(ParityLog.Role.DELTA, true, true, 0, settings.io(), settings.times(),
                                          settings.clock());
