@@ -127,6 +127,8 @@ public final class ParityLog
     private final Map<Long, BatchInfo> batches = new HashMap<>();
     private final Map<Integer, Long> watermarks = new HashMap<>();
     private final AtomicLong memBytes = new AtomicLong();
+    /** Committed in memory, COMMIT not yet written (see {@link #commitDeferred}). Guarded by this. */
+    private final List<Long> pendingCommits = new ArrayList<>();
     private final ReentrantLock applyLock = new ReentrantLock();
     private long generation;
     private RecordLog log;
@@ -307,6 +309,7 @@ public final class ParityLog
         next.append(TYPE_ROTATED, new byte[0], false);
         next.sync();
         log = next;
+        pendingCommits.clear();   // the new generation holds every committed transaction
         for (long g : old)
             if (g != generation)
                 fs.delete(base + "." + g);
@@ -344,8 +347,9 @@ public final class ParityLog
             {
                 synchronized (this)
                 {
-                    // one write for all records of the call (each still framed and checksummed on its own)
-                    l.appendAll(TxRecord.TYPE, encoded);
+                    // one write for all records of the call (each still framed and checksummed on its own), after
+                    // the deferred COMMIT if there is one
+                    writeWithPendingCommit(l, TxRecord.TYPE, encoded);
                     for (TxRecord r : records)
                         remember(r);
                 }
@@ -425,6 +429,44 @@ public final class ParityLog
         {
             end();
         }
+    }
+
+    /**
+     * Marks transactions committed in memory at once and writes their COMMIT with the next write to this log (an
+     * append or FORWARDED record; a rotation writes the committed set anyway) instead of a write of its own.
+     * For the TSUE delta logs, whose COMMITs are unsynced: an unsynced COMMIT becomes durable with the next synced
+     * append, which is exactly when a deferred one is written and synced, so crash states are those a lost
+     * unsynced COMMIT already gives (recovery resolves such a transaction by a later transaction of its stripe or
+     * its data checksums). Unknown ids are ignored.
+     */
+    public synchronized void commitDeferred(long[] txIds)
+    {
+        for (long tx : txIds)
+            if (txs.containsKey(tx))
+            {
+                committed.add(tx);
+                pendingCommits.add(tx);
+            }
+    }
+
+    /**
+     * REQUIRES: this monitor. Writes the deferred COMMIT (if any) and the records of one type in a single write,
+     * unsynced.
+     */
+    private void writeWithPendingCommit(RecordLog l, int type, List<byte[]> payloads) throws IOException
+    {
+        int lead = pendingCommits.isEmpty() ? 0 : 1;
+        int[] types = new int[lead + payloads.size()];
+        List<byte[]> all = new ArrayList<>(types.length);
+        if (lead == 1)
+        {
+            types[0] = TYPE_COMMIT;
+            all.add(ids(pendingCommits.stream().mapToLong(Long::longValue).toArray()));
+        }
+        java.util.Arrays.fill(types, lead, types.length, type);
+        all.addAll(payloads);
+        l.appendAll(types, all);
+        pendingCommits.clear();
     }
 
     /** Drops uncommitted transactions (recovery decided that their data write never happened). Durable. */
@@ -516,7 +558,7 @@ public final class ParityLog
         {
             synchronized (this)
             {
-                l.append(TYPE_FORWARDED, ids(txIds), false);
+                writeWithPendingCommit(l, TYPE_FORWARDED, List.of(ids(txIds)));
                 for (long tx : txIds)
                     forget(tx);
             }

@@ -46,6 +46,8 @@ public final class StorageNode implements NodeService
     /** Retired record-log files ready for reuse (guarded by the logs monitor; loaded from the directory lazily). */
     private java.util.ArrayDeque<String> free;
     private long freeIds;
+    /** Epochs of the free files this node retired since it started (guarded by the logs monitor). */
+    private final java.util.Map<String, Integer> freeEpochs = new java.util.HashMap<>();
     private static final String FREE = "free-";
     private static final int MAX_FREE = 16;
 
@@ -105,13 +107,18 @@ public final class StorageNode implements NodeService
             l = logs.get(name);
             if (l == null)
             {
+                Integer epoch = null;
                 if (fs.size(name) < 0)
                 {
                     String free = freeFile();
                     if (free != null)
+                    {
                         fs.rename(free, name);   // a retired log: valid header, no valid record
+                        epoch = freeEpochs.remove(free);
+                    }
                 }
-                l = RecordLog.open(fs, name);
+                // a file this node retired itself has a known epoch and no valid record: nothing to read
+                l = epoch != null ? RecordLog.openReset(fs, name, epoch) : RecordLog.open(fs, name);
                 l.takeRecovered();
                 logs.put(name, l);
             }
@@ -157,6 +164,7 @@ public final class StorageNode implements NodeService
             String name = FREE + freeIds++;
             fs.rename(file, name);
             free.add(name);
+            freeEpochs.put(name, l.epoch());
         }
     }
 
