@@ -132,8 +132,8 @@ public final class TsueConfig
         private int k = 4, m = 2, chunkSize = 1 << 20, pageSize = 4096, nodes, logUnitBytes = 4 << 20;
         private long logMemoryQuota = 64 << 20, parityApplyBytes = 8 << 20, rotateBytes = 32 << 20,
             parixApplyBytes = 16 << 20, deltaLogBytes = 16 << 20;
-        private int recycleThreads = 2, plrReserveBytes = 256 << 10, recycleSpanGap = 32 << 10,
-            parityCoalesceGap = 32 << 10;
+        private int recycleThreads = 2, plrReserveBytes = 256 << 10, recycleSpanGap = 64 << 10,
+            parityCoalesceGap = 64 << 10;
         private double dpuRatio = 0.005, recycleCpuShare = 1.0;
         private boolean dataLogMerge = true, parityLogMerge = true, logPool = true, deltaLog = true;
         private int logPools = 4;
