@@ -50,7 +50,7 @@ final class TsueRecycler
      * One read of old data and one write of new data, [start, end) of a chunk, and the extents inside it whose
      * deltas it yields. Merged units: page-aligned, the bytes between its extents written back unchanged.
      */
-    private static final class Span
+    static final class Span
     {
         final int chunk, start;
         int end;
@@ -112,7 +112,7 @@ final class TsueRecycler
         if (u.merge)
         {
             for (Map.Entry<Integer, List<Extent>> c : u.extents(stripe).entrySet())
-                w.spans.addAll(spans(c.getKey(), c.getValue()));
+                w.spans.addAll(spans(c.getKey(), c.getValue(), cfg.recycleSpanGap, cfg.pageSize, cfg.chunkSize));
         }
         else
         {
@@ -125,13 +125,14 @@ final class TsueRecycler
 
     /**
      * The spans of one chunk's merged extents (disjoint, sorted by offset): an extent starting less than
-     * {@code recycleSpanGap} (at least a page) after the end of the previous one joins its span; spans are widened
-     * to whole pages (what direct I/O moves anyway: no read-modify-write of edge blocks below) within the chunk.
-     * Fewer, larger reads and writes of the chunk, at the cost of moving the unchanged bytes between extents.
+     * {@code spanGap} (at least a page) after the end of the previous one joins its span; spans are widened to whole
+     * pages (what direct I/O moves anyway: no read-modify-write of edge blocks below) within the chunk. Fewer,
+     * larger reads and writes of the chunk, at the cost of moving the unchanged bytes between extents. Spans are
+     * disjoint: two spans are at least a gap (>= a page) apart before widening, so their pages never overlap.
      */
-    List<Span> spans(int chunk, List<Extent> extents)
+    static List<Span> spans(int chunk, List<Extent> extents, int spanGap, int page, int chunkSize)
     {
-        int gap = Math.max(cfg.recycleSpanGap, cfg.pageSize), page = cfg.pageSize;
+        int gap = Math.max(spanGap, page);
         List<Span> out = new ArrayList<>();
         Span cur = null;
         int lastEnd = 0;
@@ -141,7 +142,7 @@ final class TsueRecycler
                 out.add(cur = new Span(chunk, e.offset() / page * page, 0, new ArrayList<>()));
             cur.extents.add(e);
             lastEnd = e.end();
-            cur.end = Math.min(cfg.chunkSize, (lastEnd + page - 1) / page * page);
+            cur.end = Math.min(chunkSize, (lastEnd + page - 1) / page * page);
         }
         return out;
     }
