@@ -44,10 +44,7 @@ final class ApplyRecords
             rec.i64(img.stripe()).u16(img.parityIndex()).i32(img.offset()).i32(n);
             for (int p = 0; p < n; p++)
             {
-                CRC32C o = new CRC32C(), w = new CRC32C();
-                o.update(img.old(), p * pageSize, pageSize);
-                w.update(img.bytes(), p * pageSize, pageSize);
-                rec.i32((int) o.getValue()).i32((int) w.getValue());
+                rec.i32(img.oldCrcs()[p]).i32(crc(img.bytes(), p * pageSize, pageSize));
             }
         }
         return rec;
@@ -131,6 +128,13 @@ final class ApplyRecords
         if (redone > 0)
             org.slf4j.LoggerFactory.getLogger(ApplyRecords.class).info("{}: redid {} parity pages of a cut apply", base,
                                                                      redone);
+    }
+
+    static int crc(byte[] b, int off, int len)
+    {
+        CRC32C c = new CRC32C();
+        c.update(b, off, len);
+        return (int) c.getValue();
     }
 
     static int crc(byte[] page)

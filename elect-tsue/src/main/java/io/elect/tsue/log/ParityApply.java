@@ -27,10 +27,10 @@ import io.elect.tsue.fs.FileLayer;
 public final class ParityApply
 {
     /**
-     * New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}, page-aligned, with the old
-     * bytes they replace (for the APPLY record's page checksums).
+     * New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}, page-aligned, with the
+     * CRC32C of each page of the old bytes they replace (for the APPLY record; null while the image is a delta).
      */
-    record Image(long stripe, int parityIndex, int offset, byte[] bytes, byte[] old)
+    record Image(long stripe, int parityIndex, int offset, byte[] bytes, int[] oldCrcs)
     {
     }
 
@@ -85,9 +85,12 @@ public final class ParityApply
             if (!merge)
                 overlayEarlier(written.computeIfAbsent(d.stripe() + ":" + d.parityIndex(), x -> new ArrayList<>()),
                                d.offset(), img);
-            byte[] old = img.clone();
+            // the APPLY record needs only the old bytes' page checksums: no copy of them is kept
+            int[] oldCrcs = new int[img.length / pageSize];
+            for (int p = 0; p < oldCrcs.length; p++)
+                oldCrcs[p] = ApplyRecords.crc(img, p * pageSize, pageSize);
             xor(d.bytes(), 0, img, 0, img.length);
-            out.set(i, new Image(d.stripe(), d.parityIndex(), d.offset(), img, old));
+            out.set(i, new Image(d.stripe(), d.parityIndex(), d.offset(), img, oldCrcs));
             if (!merge)
                 written.get(d.stripe() + ":" + d.parityIndex()).add(new TxRecord.Extent(d.offset(), img));
         }

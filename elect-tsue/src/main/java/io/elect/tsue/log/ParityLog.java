@@ -60,6 +60,8 @@ public final class ParityLog
     public static final int TYPE_WATERMARK = 17;
     public static final int TYPE_ROTATED = 18;
     public static final int TYPE_APPLY = 19;
+    /** Concurrent logs: records applied per apply cycle, at most (see {@link #apply}). */
+    static final long APPLY_CYCLE_BYTES = 16 << 20;
 
     /** Names chunk files; shared with the engines. */
     public interface ChunkNamer
@@ -589,12 +591,19 @@ public final class ParityLog
         if (!opt.concurrent())
             synchronized (this)
             {
-                return applyOnce();
+                return applyOnce(Long.MAX_VALUE);
             }
         applyLock.lock();
         try
         {
-            return applyOnce();
+            // concurrent logs apply in cycles of at most APPLY_CYCLE_BYTES of records, each a complete APPLY ... DONE
+            // (deltas commute, so any subset of committed transactions may go first): the images of one cycle, which
+            // coalescing widens, stay bounded in memory however much the log holds (a drain, back-pressure); only
+            // what was committed when the apply began is taken, so appends arriving meanwhile cannot prolong it
+            long cycles = memoryBytes() / APPLY_CYCLE_BYTES + 1, written = 0;
+            for (long c = 0; c < cycles && hasCommitted(); c++)
+                written += applyOnce(APPLY_CYCLE_BYTES);
+            return written;
         }
         finally
         {
@@ -602,7 +611,13 @@ public final class ParityLog
         }
     }
 
-    private long applyOnce() throws IOException
+    private synchronized boolean hasCommitted()
+    {
+        return !committed.isEmpty();
+    }
+
+    /** Applies committed transactions in log order until their records reach maxBytes (at least one). */
+    private long applyOnce(long maxBytes) throws IOException
     {
         long start = opt.clock().getAsLong(), bytes = 0;
         List<Long> ready = new ArrayList<>();
@@ -610,7 +625,7 @@ public final class ParityLog
         synchronized (this)
         {
             for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
-                if (committed.contains(e.getKey()))
+                if (committed.contains(e.getKey()) && (bytes < maxBytes || ready.isEmpty()))
                 {
                     ready.add(e.getKey());
                     records.addAll(e.getValue());

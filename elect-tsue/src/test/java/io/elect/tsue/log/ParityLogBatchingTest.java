@@ -178,4 +178,34 @@ class ParityLogBatchingTest
                 break;
         }
     }
+    @Test
+    void aLargeConcurrentApplyRunsInBoundedCyclesAndAppliesEverything() throws IOException
+    {
+        Random rnd = new Random(7);
+        MemFileLayer mem = new MemFileLayer();
+        IoStats io = new IoStats();
+        ParityLog log = new ParityLog(new CountingFileLayer(mem, io), "tplog", CODER, NAMES, 4096, 1L << 40,
+                                      new ParityLog.Options(ParityLog.Role.PARITY, true, true, 0, null, null,
+                                                            System::nanoTime, 16));   // never rotates: APPLYs stay
+        int stripes = (int) (ParityLog.APPLY_CYCLE_BYTES / (256 << 10)) * 2 + 3;   // about 2.x cycles of records
+        List<byte[]> expected = new ArrayList<>();
+        for (int s = 0; s < stripes; s++)
+        {
+            byte[] parity = new byte[256 << 10], d = new byte[256 << 10];
+            rnd.nextBytes(parity);
+            rnd.nextBytes(d);
+            mem.write("c-" + s + "-4", 0, parity, 0, parity.length);
+            ParityLog.xor(d, 0, parity, 0, d.length);
+            expected.add(parity);
+            log.append(List.of(new TxRecord(100 + s, 0, s, TxRecord.PARITY_DELTA, 0, 0, List.of(),
+                                            List.of(new Extent(0, d)))), true);
+            log.commit(new long[]{ 100 + s }, false);
+        }
+        log.apply();
+        assertTrue(log.isEmpty(), "one apply() takes every committed transaction");
+        long applies = RecordLog.scan(mem, "tplog.1").stream().filter(e -> e.type() == ParityLog.TYPE_APPLY).count();
+        assertEquals(3, applies, "in cycles of at most APPLY_CYCLE_BYTES of records");
+        for (int s = 0; s < stripes; s++)
+            assertArrayEquals(expected.get(s), mem.readFully("c-" + s + "-4", 0, 256 << 10), "stripe " + s);
+    }
 }
