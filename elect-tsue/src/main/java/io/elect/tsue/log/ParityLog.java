@@ -599,10 +599,13 @@ public final class ParityLog
             // concurrent logs apply in cycles of at most APPLY_CYCLE_BYTES of records, each a complete APPLY ... DONE
             // (deltas commute, so any subset of committed transactions may go first): the images of one cycle, which
             // coalescing widens, stay bounded in memory however much the log holds (a drain, back-pressure); only
-            // what was committed when the apply began is taken, so appends arriving meanwhile cannot prolong it
-            long cycles = memoryBytes() / APPLY_CYCLE_BYTES + 1, written = 0;
-            for (long c = 0; c < cycles && hasCommitted(); c++)
+            // what was committed when the apply began is taken, so appends arriving meanwhile cannot prolong it; the
+            // log rotates once after the last cycle (a rotation copies every unapplied record)
+            long cycles = memoryBytes() / APPLY_CYCLE_BYTES + 1, written = 0, c = 0;
+            for (; c < cycles && hasCommitted(); c++)
                 written += applyOnce(APPLY_CYCLE_BYTES);
+            if (c > 0)
+                maybeRotate();
             return written;
         }
         finally
@@ -666,7 +669,8 @@ public final class ParityLog
         {
             end();
         }
-        maybeRotate();
+        if (!opt.concurrent())
+            maybeRotate();   // concurrent logs: once per apply(), after its last cycle
         if (opt.times() != null)
             opt.times().recycle(timesLog, bytes, opt.clock().getAsLong() - start);
         return written;

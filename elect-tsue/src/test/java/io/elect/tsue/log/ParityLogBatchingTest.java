@@ -208,4 +208,22 @@ class ParityLogBatchingTest
         for (int s = 0; s < stripes; s++)
             assertArrayEquals(expected.get(s), mem.readFully("c-" + s + "-4", 0, 256 << 10), "stripe " + s);
     }
+    @Test
+    void applyCyclesRotateTheLogOnceAtTheEnd() throws IOException
+    {
+        MemFileLayer mem = new MemFileLayer();
+        ParityLog log = parity(mem);   // rotates above 1 MiB: before, after every cycle, copying what was unapplied
+        int stripes = (int) (ParityLog.APPLY_CYCLE_BYTES / (256 << 10)) * 2 + 3;
+        for (int s = 0; s < stripes; s++)
+        {
+            mem.write("c-" + s + "-4", 0, new byte[256 << 10], 0, 256 << 10);
+            log.append(List.of(new TxRecord(100 + s, 0, s, TxRecord.PARITY_DELTA, 0, 0, List.of(),
+                                            List.of(new Extent(0, new byte[256 << 10])))), true);
+            log.commit(new long[]{ 100 + s }, false);
+        }
+        log.apply();
+        assertTrue(log.isEmpty());
+        assertEquals(List.of("tplog.2"), mem.list().stream().filter(f -> f.startsWith("tplog")).toList(),
+                     "generation 1 from the open, one rotation after the apply's three cycles");
+    }
 }
