@@ -49,7 +49,9 @@ public final class Cluster
         });
         io.allowCoreThreadTimeOut(true);
         StorageNode.Settings settings = new StorageNode.Settings(cfg.pageSize, cfg.rotateBytes, cfg.plrReserveBytes,
-                                                                 cfg.parityLogMerge, io, times, clock);
+                                                                 cfg.parityLogMerge, io, times, clock,
+                                                                 Math.min(255, Math.max(1, cfg.parityCoalesceGap
+                                                                                           / cfg.pageSize)));
         for (int i = 0; i < cfg.nodes; i++)
         {
             stats[i] = new IoStats();

@@ -131,10 +131,14 @@ final class DeltaLogs
         Parallel.run(tasks);
     }
 
+    /**
+     * Commits transactions after their data write: in memory at once (a forward may take them), their COMMIT
+     * written with the next write to each copy ({@link ParityLog#commitDeferred}) rather than a write of its own.
+     */
     void commit(int p, int r, long[] txs) throws IOException
     {
-        cluster.local(p).parityLog(primary(p)).commit(txs, false);
-        cluster.local(r).parityLog(replica(p)).commit(txs, false);
+        cluster.local(p).parityLog(primary(p)).commitDeferred(txs);
+        cluster.local(r).parityLog(replica(p)).commitDeferred(txs);
     }
 
     long memory(int p) throws IOException

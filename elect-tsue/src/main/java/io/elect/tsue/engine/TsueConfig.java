@@ -42,6 +42,16 @@ public final class TsueConfig
     public final long deltaLogBytes;
     /** TSUE recycle workers and DPU merger: the fraction of one core each may use (duty cycle), in (0, 1]. */
     public final double recycleCpuShare;
+    /**
+     * TSUE, merged units: extents of a chunk less than this many bytes apart are recycled as one span (one read of
+     * the old bytes, one write of the new, the unchanged bytes between them included); a gap below one page counts as one page.
+     */
+    public final int recycleSpanGap;
+    /**
+     * TSUE, parity-log merging: when a parity log is applied, delta ranges of a parity chunk less than this many bytes
+     * apart are read and written as one range (whole pages; at least 1, at most 255 pages).
+     */
+    public final int parityCoalesceGap;
 
     private TsueConfig(Builder b)
     {
@@ -66,6 +76,8 @@ public final class TsueConfig
         deltaLog = b.deltaLog;
         deltaLogBytes = b.deltaLogBytes;
         recycleCpuShare = b.recycleCpuShare;
+        recycleSpanGap = b.recycleSpanGap;
+        parityCoalesceGap = b.parityCoalesceGap;
         if (nodes < k + m)
             throw new IllegalArgumentException("nodes must be >= k+m (" + (k + m) + "): " + nodes);
         if (chunkSize % pageSize != 0)
@@ -104,6 +116,8 @@ public final class TsueConfig
         b.deltaLog = deltaLog;
         b.deltaLogBytes = deltaLogBytes;
         b.recycleCpuShare = recycleCpuShare;
+        b.recycleSpanGap = recycleSpanGap;
+        b.parityCoalesceGap = parityCoalesceGap;
         return b;
     }
 
@@ -118,7 +132,8 @@ public final class TsueConfig
         private int k = 4, m = 2, chunkSize = 1 << 20, pageSize = 4096, nodes, logUnitBytes = 4 << 20;
         private long logMemoryQuota = 64 << 20, parityApplyBytes = 8 << 20, rotateBytes = 32 << 20,
             parixApplyBytes = 16 << 20, deltaLogBytes = 16 << 20;
-        private int recycleThreads = 2, plrReserveBytes = 256 << 10;
+        private int recycleThreads = 2, plrReserveBytes = 256 << 10, recycleSpanGap = 64 << 10,
+            parityCoalesceGap = 64 << 10;
         private double dpuRatio = 0.005, recycleCpuShare = 1.0;
         private boolean dataLogMerge = true, parityLogMerge = true, logPool = true, deltaLog = true;
         private int logPools = 4;
@@ -283,6 +298,18 @@ public final class TsueConfig
             if (!(v > 0 && v <= 1))
                 throw new IllegalArgumentException("recycleCpuShare must be in (0,1]: " + v);
             recycleCpuShare = v;
+            return this;
+        }
+
+        public Builder recycleSpanGap(int v)
+        {
+            recycleSpanGap = positive("recycleSpanGap", v);
+            return this;
+        }
+
+        public Builder parityCoalesceGap(int v)
+        {
+            parityCoalesceGap = positive("parityCoalesceGap", v);
             return this;
         }
 

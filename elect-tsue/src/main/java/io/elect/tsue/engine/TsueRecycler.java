@@ -46,23 +46,23 @@ final class TsueRecycler
         this.times = cluster.logTimes();
     }
 
-    /** One read of old data and what follows from it: the extents whose deltas it yields. */
-    private static final class Span
+    /**
+     * One read of old data and one write of new data, [start, end) of a chunk, and the extents inside it whose
+     * deltas it yields. Merged units: page-aligned, the bytes between its extents written back unchanged.
+     */
+    static final class Span
     {
         final int chunk, start;
+        int end;
         final List<Extent> extents;
         byte[] bytes;
 
-        Span(int chunk, int start, List<Extent> extents)
+        Span(int chunk, int start, int end, List<Extent> extents)
         {
             this.chunk = chunk;
             this.start = start;
+            this.end = end;
             this.extents = extents;
-        }
-
-        int end()
-        {
-            return extents.stream().mapToInt(Extent::end).max().orElse(start);
         }
     }
 
@@ -112,23 +112,39 @@ final class TsueRecycler
         if (u.merge)
         {
             for (Map.Entry<Integer, List<Extent>> c : u.extents(stripe).entrySet())
-            {
-                Span cur = null;
-                for (Extent e : c.getValue())
-                {
-                    if (cur == null || e.offset() - cur.end() >= cfg.pageSize)
-                        w.spans.add(cur = new Span(c.getKey(), e.offset(), new ArrayList<>()));
-                    cur.extents.add(e);
-                }
-            }
+                w.spans.addAll(spans(c.getKey(), c.getValue(), cfg.recycleSpanGap, cfg.pageSize, cfg.chunkSize));
         }
         else
         {
             for (LogUnit.Update up : u.updates(stripe))
                 for (Extent e : up.extents())
-                    w.spans.add(new Span(up.chunk(), e.offset(), List.of(e)));
+                    w.spans.add(new Span(up.chunk(), e.offset(), e.end(), List.of(e)));
         }
         return w;
+    }
+
+    /**
+     * The spans of one chunk's merged extents (disjoint, sorted by offset): an extent starting less than
+     * {@code spanGap} (at least a page) after the end of the previous one joins its span; spans are widened to whole
+     * pages (what direct I/O moves anyway: no read-modify-write of edge blocks below) within the chunk. Fewer,
+     * larger reads and writes of the chunk, at the cost of moving the unchanged bytes between extents. Spans are
+     * disjoint: two spans are at least a gap (>= a page) apart before widening, so their pages never overlap.
+     */
+    static List<Span> spans(int chunk, List<Extent> extents, int spanGap, int page, int chunkSize)
+    {
+        int gap = Math.max(spanGap, page);
+        List<Span> out = new ArrayList<>();
+        Span cur = null;
+        int lastEnd = 0;
+        for (Extent e : extents)
+        {
+            if (cur == null || e.offset() - lastEnd >= gap)
+                out.add(cur = new Span(chunk, e.offset() / page * page, 0, new ArrayList<>()));
+            cur.extents.add(e);
+            lastEnd = e.end();
+            cur.end = Math.min(chunkSize, (lastEnd + page - 1) / page * page);
+        }
+        return out;
     }
 
     /** Reads every span's old bytes, all at once on the bulk I/O executor. */
@@ -143,7 +159,7 @@ final class TsueRecycler
                 reads.add(CompletableFuture.runAsync(() -> {
                     try
                     {
-                        s.bytes = cluster.node(node, node).read(file, s.start, s.end() - s.start);
+                        s.bytes = cluster.node(node, node).read(file, s.start, s.end - s.start);
                     }
                     catch (IOException e)
                     {

@@ -25,14 +25,16 @@ final class ApplyRecords
     }
 
     /** APPLY: {@code u64 batch, u8 merged, u32 ntx, ntx x u64 tx, u32 ni, ni x (u64 stripe, u16 parityIndex,
-     * u32 offset, u32 pages, pages x (u32 old crc32c, u32 new crc32c))}. */
-    static Payload encode(long id, boolean merged, List<Long> ready, List<ParityApply.Image> images, int pageSize)
+     * u32 offset, u32 pages, pages x (u32 old crc32c, u32 new crc32c))}. {@code merged} is the apply's
+     * {@code mergePages}: 0 = one image per extent; n >= 1 = XOR-merged, ranges less than n pages apart coalesced
+     * (earlier versions wrote 1, which is what they did). */
+    static Payload encode(long id, int mergePages, List<Long> ready, List<ParityApply.Image> images, int pageSize)
     {
         int pages = 0;
         for (ParityApply.Image img : images)
             pages += img.bytes().length / pageSize;
         Payload rec = new Payload(32 + 8 * ready.size() + 18 * images.size() + 8 * pages);
-        rec.i64(id).u8(merged ? 1 : 0).i32(ready.size());
+        rec.i64(id).u8(mergePages).i32(ready.size());
         for (long tx : ready)
             rec.i64(tx);
         rec.i32(images.size());
@@ -42,10 +44,7 @@ final class ApplyRecords
             rec.i64(img.stripe()).u16(img.parityIndex()).i32(img.offset()).i32(n);
             for (int p = 0; p < n; p++)
             {
-                CRC32C o = new CRC32C(), w = new CRC32C();
-                o.update(img.old(), p * pageSize, pageSize);
-                w.update(img.bytes(), p * pageSize, pageSize);
-                rec.i32((int) o.getValue()).i32((int) w.getValue());
+                rec.i32(img.oldCrcs()[p]).i32(crc(img.bytes(), p * pageSize, pageSize));
             }
         }
         return rec;
@@ -70,7 +69,7 @@ final class ApplyRecords
     {
         ByteBuffer b = apply.duplicate();
         b.getLong();
-        boolean merged = b.get() != 0;
+        int mergePages = b.get() & 0xff;
         long[] ids = ParityLog.readIds(b);
         List<TxRecord> records = new ArrayList<>();
         for (long tx : ids)
@@ -80,7 +79,7 @@ final class ApplyRecords
                 throw new IOException(base + ": apply names transaction " + tx + " that the log does not hold");
             records.addAll(rs);
         }
-        List<ParityApply.Image> deltas = ParityApply.deltas(records, merged, coder, pageSize);
+        List<ParityApply.Image> deltas = ParityApply.deltas(records, mergePages, coder, pageSize);
         int n = b.getInt();
         if (n != deltas.size())
             throw new IOException(base + ": apply record has " + n + " images, its transactions give " + deltas.size());
@@ -129,6 +128,13 @@ final class ApplyRecords
         if (redone > 0)
             org.slf4j.LoggerFactory.getLogger(ApplyRecords.class).info("{}: redid {} parity pages of a cut apply", base,
                                                                      redone);
+    }
+
+    static int crc(byte[] b, int off, int len)
+    {
+        CRC32C c = new CRC32C();
+        c.update(b, off, len);
+        return (int) c.getValue();
     }
 
     static int crc(byte[] page)

@@ -27,10 +27,10 @@ import io.elect.tsue.fs.FileLayer;
 public final class ParityApply
 {
     /**
-     * New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}, page-aligned, with the old
-     * bytes they replace (for the APPLY record's page checksums).
+     * New bytes of parity chunk {@code parityIndex} of {@code stripe} at {@code offset}, page-aligned, with the
+     * CRC32C of each page of the old bytes they replace (for the APPLY record; null while the image is a delta).
      */
-    record Image(long stripe, int parityIndex, int offset, byte[] bytes, byte[] old)
+    record Image(long stripe, int parityIndex, int offset, byte[] bytes, int[] oldCrcs)
     {
     }
 
@@ -42,9 +42,12 @@ public final class ParityApply
      * The page-aligned parity deltas of the records, in apply order (per stripe and parity chunk; merged: XOR-merged
      * and coalesced segments; unmerged: every extent in log order). {@link Image#bytes()} holds the delta; the same
      * records always give the same list, which is what lets recovery redo an apply from its APPLY record.
+     * {@code mergePages}: 0 = unmerged; n >= 1 = merged, ranges less than n pages apart coalesced into one (the gap
+     * between them, zero delta, is read and written back unchanged: one read and one write instead of two each).
      */
-    static List<Image> deltas(List<TxRecord> records, boolean merge, ErasureCoder coder, int pageSize)
+    static List<Image> deltas(List<TxRecord> records, int mergePages, ErasureCoder coder, int pageSize)
     {
+        boolean merge = mergePages > 0;
         // per (stripe, parity index): the parity-delta extents, in log order
         Map<Long, Map<Integer, List<TxRecord.Extent>>> deltas = new LinkedHashMap<>();
         Map<String, TreeMap<Integer, byte[][]>> parix = new LinkedHashMap<>();   // stripe:j:i -> page -> {orig, latest}
@@ -54,7 +57,7 @@ public final class ParityApply
         List<Image> out = new ArrayList<>();
         for (Map.Entry<Long, Map<Integer, List<TxRecord.Extent>>> s : deltas.entrySet())
             for (Map.Entry<Integer, List<TxRecord.Extent>> pj : s.getValue().entrySet())
-                for (TxRecord.Extent seg : merge ? coalesce(pj.getValue(), pageSize) : pj.getValue())
+                for (TxRecord.Extent seg : merge ? coalesce(pj.getValue(), mergePages * pageSize) : pj.getValue())
                 {
                     // whole pages: what direct I/O moves anyway, and the unit of the APPLY record's checksums
                     TxRecord.Extent cover = pageCover(seg, pageSize);
@@ -64,10 +67,11 @@ public final class ParityApply
     }
 
     /** The new parity images of the records: old parity (read in parallel on io) XOR the deltas. */
-    static List<Image> images(List<TxRecord> records, boolean merge, FileLayer fs, ParityLog.ChunkNamer names,
+    static List<Image> images(List<TxRecord> records, int mergePages, FileLayer fs, ParityLog.ChunkNamer names,
                               ErasureCoder coder, int pageSize, Executor io) throws IOException
     {
-        List<Image> out = deltas(records, merge, coder, pageSize);
+        boolean merge = mergePages > 0;
+        List<Image> out = deltas(records, mergePages, coder, pageSize);
         List<CompletableFuture<byte[]>> reads = new ArrayList<>();
         for (Image d : out)
             reads.add(read(fs, names.chunk(d.stripe(), coder.dataChunks() + d.parityIndex()), d.offset(),
@@ -81,9 +85,12 @@ public final class ParityApply
             if (!merge)
                 overlayEarlier(written.computeIfAbsent(d.stripe() + ":" + d.parityIndex(), x -> new ArrayList<>()),
                                d.offset(), img);
-            byte[] old = img.clone();
+            // the APPLY record needs only the old bytes' page checksums: no copy of them is kept
+            int[] oldCrcs = new int[img.length / pageSize];
+            for (int p = 0; p < oldCrcs.length; p++)
+                oldCrcs[p] = ApplyRecords.crc(img, p * pageSize, pageSize);
             xor(d.bytes(), 0, img, 0, img.length);
-            out.set(i, new Image(d.stripe(), d.parityIndex(), d.offset(), img, old));
+            out.set(i, new Image(d.stripe(), d.parityIndex(), d.offset(), img, oldCrcs));
             if (!merge)
                 written.get(d.stripe() + ":" + d.parityIndex()).add(new TxRecord.Extent(d.offset(), img));
         }

@@ -60,6 +60,8 @@ public final class ParityLog
     public static final int TYPE_WATERMARK = 17;
     public static final int TYPE_ROTATED = 18;
     public static final int TYPE_APPLY = 19;
+    /** Concurrent logs: records applied per apply cycle, at most (see {@link #apply}). */
+    static final long APPLY_CYCLE_BYTES = 16 << 20;
 
     /** Names chunk files; shared with the engines. */
     public interface ChunkNamer
@@ -77,10 +79,31 @@ public final class ParityLog
      * @param merge       apply: XOR-merge and coalesce deltas (false: every extent on its own)
      * @param io          executor for the parallel reads of an apply, or null (sequential)
      * @param times       where the bytes' append, buffer and apply times go, or null
+     * @param coalescePages merged applies: delta ranges of a parity chunk less than this many pages apart are read
+     *                    and written as one range (1..255; recorded in each APPLY, so a redo uses the same value)
      */
     public record Options(Role role, boolean concurrent, boolean merge, long preallocate, Executor io,
-                          LogTimes times, LongSupplier clock)
+                          LogTimes times, LongSupplier clock, int coalescePages)
     {
+        public Options
+        {
+            if (coalescePages < 1 || coalescePages > 255)
+                throw new IllegalArgumentException("coalescePages must be 1..255: " + coalescePages);
+        }
+
+        /** Ranges less than one page apart coalesced (the serial baselines' parity logs). */
+        public Options(Role role, boolean concurrent, boolean merge, long preallocate, Executor io, LogTimes times,
+                       LongSupplier clock)
+        {
+            this(role, concurrent, merge, preallocate, io, times, clock, 1);
+        }
+
+        /** What an APPLY record stores: 0 = unmerged, n = merged with ranges less than n pages apart coalesced. */
+        int mergePages()
+        {
+            return merge ? coalescePages : 0;
+        }
+
         public static Options serial(long preallocate)
         {
             return new Options(Role.PARITY, false, true, preallocate, null, null, System::nanoTime);
@@ -106,6 +129,8 @@ public final class ParityLog
     private final Map<Long, BatchInfo> batches = new HashMap<>();
     private final Map<Integer, Long> watermarks = new HashMap<>();
     private final AtomicLong memBytes = new AtomicLong();
+    /** Committed in memory, COMMIT not yet written (see {@link #commitDeferred}). Guarded by this. */
+    private final List<Long> pendingCommits = new ArrayList<>();
     private final ReentrantLock applyLock = new ReentrantLock();
     private long generation;
     private RecordLog log;
@@ -286,12 +311,16 @@ public final class ParityLog
         next.append(TYPE_ROTATED, new byte[0], false);
         next.sync();
         log = next;
+        pendingCommits.clear();   // the new generation holds every committed transaction
         for (long g : old)
             if (g != generation)
                 fs.delete(base + "." + g);
     }
 
-    /** Appends the records of one or more transactions; durable on return if sync. */
+    /**
+     * Appends the records of one or more transactions; durable on return if sync. Concurrent logs write all the
+     * records of one call in a single write; serial logs (the PL, PLR, PARIX and DPU baselines) one write per record.
+     */
     public void append(List<TxRecord> records, boolean sync) throws IOException
     {
         long t0 = opt.clock().getAsLong(), bytes = 0;
@@ -320,11 +349,11 @@ public final class ParityLog
             {
                 synchronized (this)
                 {
-                    for (int i = 0; i < records.size(); i++)
-                    {
-                        l.append(TxRecord.TYPE, encoded.get(i), false);
-                        remember(records.get(i));
-                    }
+                    // one write for all records of the call (each still framed and checksummed on its own), after
+                    // the deferred COMMIT if there is one
+                    writeWithPendingCommit(l, TxRecord.TYPE, encoded);
+                    for (TxRecord r : records)
+                        remember(r);
                 }
                 if (sync)
                     l.sync();
@@ -402,6 +431,44 @@ public final class ParityLog
         {
             end();
         }
+    }
+
+    /**
+     * Marks transactions committed in memory at once and writes their COMMIT with the next write to this log (an
+     * append or FORWARDED record; a rotation writes the committed set anyway) instead of a write of its own.
+     * For the TSUE delta logs, whose COMMITs are unsynced: an unsynced COMMIT becomes durable with the next synced
+     * append, which is exactly when a deferred one is written and synced, so crash states are those a lost
+     * unsynced COMMIT already gives (recovery resolves such a transaction by a later transaction of its stripe or
+     * its data checksums). Unknown ids are ignored.
+     */
+    public synchronized void commitDeferred(long[] txIds)
+    {
+        for (long tx : txIds)
+            if (txs.containsKey(tx))
+            {
+                committed.add(tx);
+                pendingCommits.add(tx);
+            }
+    }
+
+    /**
+     * REQUIRES: this monitor. Writes the deferred COMMIT (if any) and the records of one type in a single write,
+     * unsynced.
+     */
+    private void writeWithPendingCommit(RecordLog l, int type, List<byte[]> payloads) throws IOException
+    {
+        int lead = pendingCommits.isEmpty() ? 0 : 1;
+        int[] types = new int[lead + payloads.size()];
+        List<byte[]> all = new ArrayList<>(types.length);
+        if (lead == 1)
+        {
+            types[0] = TYPE_COMMIT;
+            all.add(ids(pendingCommits.stream().mapToLong(Long::longValue).toArray()));
+        }
+        java.util.Arrays.fill(types, lead, types.length, type);
+        all.addAll(payloads);
+        l.appendAll(types, all);
+        pendingCommits.clear();
     }
 
     /** Drops uncommitted transactions (recovery decided that their data write never happened). Durable. */
@@ -493,7 +560,7 @@ public final class ParityLog
         {
             synchronized (this)
             {
-                l.append(TYPE_FORWARDED, ids(txIds), false);
+                writeWithPendingCommit(l, TYPE_FORWARDED, List.of(ids(txIds)));
                 for (long tx : txIds)
                     forget(tx);
             }
@@ -524,12 +591,22 @@ public final class ParityLog
         if (!opt.concurrent())
             synchronized (this)
             {
-                return applyOnce();
+                return applyOnce(Long.MAX_VALUE);
             }
         applyLock.lock();
         try
         {
-            return applyOnce();
+            // concurrent logs apply in cycles of at most APPLY_CYCLE_BYTES of records, each a complete APPLY ... DONE
+            // (deltas commute, so any subset of committed transactions may go first): the images of one cycle, which
+            // coalescing widens, stay bounded in memory however much the log holds (a drain, back-pressure); only
+            // what was committed when the apply began is taken, so appends arriving meanwhile cannot prolong it; the
+            // log rotates once after the last cycle (a rotation copies every unapplied record)
+            long cycles = memoryBytes() / APPLY_CYCLE_BYTES + 1, written = 0, c = 0;
+            for (; c < cycles && hasCommitted(); c++)
+                written += applyOnce(APPLY_CYCLE_BYTES);
+            if (c > 0)
+                maybeRotate();
+            return written;
         }
         finally
         {
@@ -537,7 +614,13 @@ public final class ParityLog
         }
     }
 
-    private long applyOnce() throws IOException
+    private synchronized boolean hasCommitted()
+    {
+        return !committed.isEmpty();
+    }
+
+    /** Applies committed transactions in log order until their records reach maxBytes (at least one). */
+    private long applyOnce(long maxBytes) throws IOException
     {
         long start = opt.clock().getAsLong(), bytes = 0;
         List<Long> ready = new ArrayList<>();
@@ -545,7 +628,7 @@ public final class ParityLog
         synchronized (this)
         {
             for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
-                if (committed.contains(e.getKey()))
+                if (committed.contains(e.getKey()) && (bytes < maxBytes || ready.isEmpty()))
                 {
                     ready.add(e.getKey());
                     records.addAll(e.getValue());
@@ -559,7 +642,8 @@ public final class ParityLog
         }
         if (ready.isEmpty())
             return 0;
-        List<ParityApply.Image> images = ParityApply.images(records, opt.merge(), fs, names, coder, pageSize, opt.io());
+        List<ParityApply.Image> images = ParityApply.images(records, opt.mergePages(), fs, names, coder, pageSize,
+                                                            opt.io());
         long id;
         synchronized (this)
         {
@@ -567,7 +651,7 @@ public final class ParityLog
         }
         // APPLY: what this apply will write, as checksums of the old and new bytes of every page (not the bytes: the
         // transactions hold the deltas), synced before the first in-place write so that a cut apply can be finished
-        Payload rec = ApplyRecords.encode(id, opt.merge(), ready, images, pageSize);
+        Payload rec = ApplyRecords.encode(id, opt.mergePages(), ready, images, pageSize);
         RecordLog l = begin();
         long written = 0;
         try
@@ -585,7 +669,8 @@ public final class ParityLog
         {
             end();
         }
-        maybeRotate();
+        if (!opt.concurrent())
+            maybeRotate();   // concurrent logs: once per apply(), after its last cycle
         if (opt.times() != null)
             opt.times().recycle(timesLog, bytes, opt.clock().getAsLong() - start);
         return written;

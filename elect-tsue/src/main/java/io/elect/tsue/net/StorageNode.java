@@ -25,8 +25,15 @@ public final class StorageNode implements NodeService
     /** Node-wide settings of the logs. */
     public record Settings(int pageSize, long rotateBytes, long plrReserve, boolean tsueParityMerge,
                            java.util.concurrent.Executor io, io.elect.tsue.log.LogTimes times,
-                           java.util.function.LongSupplier clock)
+                           java.util.function.LongSupplier clock, int tsueCoalescePages)
     {
+        /** TSUE's parity log coalescing ranges less than one page apart. */
+        public Settings(int pageSize, long rotateBytes, long plrReserve, boolean tsueParityMerge,
+                        java.util.concurrent.Executor io, io.elect.tsue.log.LogTimes times,
+                        java.util.function.LongSupplier clock)
+        {
+            this(pageSize, rotateBytes, plrReserve, tsueParityMerge, io, times, clock, 1);
+        }
     }
 
     private final int id;
@@ -39,6 +46,8 @@ public final class StorageNode implements NodeService
     /** Retired record-log files ready for reuse (guarded by the logs monitor; loaded from the directory lazily). */
     private java.util.ArrayDeque<String> free;
     private long freeIds;
+    /** Epochs of the free files this node retired since it started (guarded by the logs monitor). */
+    private final java.util.Map<String, Integer> freeEpochs = new java.util.HashMap<>();
     private static final String FREE = "free-";
     private static final int MAX_FREE = 16;
 
@@ -98,13 +107,18 @@ public final class StorageNode implements NodeService
             l = logs.get(name);
             if (l == null)
             {
+                Integer epoch = null;
                 if (fs.size(name) < 0)
                 {
                     String free = freeFile();
                     if (free != null)
+                    {
                         fs.rename(free, name);   // a retired log: valid header, no valid record
+                        epoch = freeEpochs.remove(free);
+                    }
                 }
-                l = RecordLog.open(fs, name);
+                // a file this node retired itself has a known epoch and no valid record: nothing to read
+                l = epoch != null ? RecordLog.openReset(fs, name, epoch) : RecordLog.open(fs, name);
                 l.takeRecovered();
                 logs.put(name, l);
             }
@@ -150,6 +164,7 @@ public final class StorageNode implements NodeService
             String name = FREE + freeIds++;
             fs.rename(file, name);
             free.add(name);
+            freeEpochs.put(name, l.epoch());
         }
     }
 
@@ -223,7 +238,7 @@ public final class StorageNode implements NodeService
                                          settings.times(), settings.clock());
         if (base.equals("tplog"))
             return new ParityLog.Options(ParityLog.Role.PARITY, true, settings.tsueParityMerge(), 0, settings.io(),
-                                         settings.times(), settings.clock());
+                                         settings.times(), settings.clock(), settings.tsueCoalescePages());
         if (base.startsWith("tdelta-") || base.startsWith("tdrep-"))
             return new ParityLog.Options(ParityLog.Role.DELTA, true, true, 0, settings.io(), settings.times(),
                                          settings.clock());

@@ -6,6 +6,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import io.elect.coding.ErasureCoders;
+import io.elect.tsue.fs.CountingFileLayer;
+import io.elect.tsue.fs.IoStats;
 import io.elect.tsue.fs.MemFileLayer;
 import io.elect.tsue.log.LogTimes;
 import io.elect.tsue.log.RecordLog;
@@ -18,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Retired record logs are reused by new logs without any old record showing through, also after a crash. */
 class StorageNodeTest
 {
-    private static StorageNode node(MemFileLayer fs)
+    private static StorageNode node(io.elect.tsue.fs.FileLayer fs)
     {
         return new StorageNode(0, fs, ErasureCoders.create(4, 2, ErasureCoders.JAVA), (s, i) -> "c-" + s + "-" + i,
                                new StorageNode.Settings(4096, 1 << 20, 1 << 16, true, null, new LogTimes(),
@@ -53,5 +55,24 @@ class StorageNodeTest
         again.appendRecord("dlog-3", 1, new byte[]{ 7 }, true);
         assertEquals(1, again.scanLog("dlog-3").size());
         assertFalse(fs.list().stream().anyMatch(f -> f.startsWith("free-")), "the free file found after restart was reused");
+    }
+
+    @Test
+    void aLogRetiredByThisNodeIsReusedWithoutReadingIt() throws IOException
+    {
+        MemFileLayer mem = new MemFileLayer();
+        IoStats io = new IoStats();
+        StorageNode n = node(new CountingFileLayer(mem, io));
+        for (int i = 0; i < 5; i++)
+            n.appendRecord("dlog-1", 1, new byte[]{ (byte) i }, true);
+        n.retire("dlog-1");
+        n.retire("dlog-1");   // twice: ignored (absent)
+        long reads = io.reads.sum();
+        n.appendRecord("dlog-2", 1, new byte[]{ 42 }, true);
+        assertEquals(reads, io.reads.sum(), "its epoch is known: no header or record read");
+        n.appendRecord("dlog-2", 1, new byte[]{ 43 }, true);
+        mem.crash();
+        List<RecordLog.Entry> es = node(mem).scanLog("dlog-2");
+        assertEquals(2, es.size(), "appends after the reuse carry the epoch the header holds");
     }
 }
