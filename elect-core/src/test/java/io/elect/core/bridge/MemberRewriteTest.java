@@ -67,13 +67,7 @@ class MemberRewriteTest
     @Test
     void trialRewritesMeasureTheMembersChangeAndLeaveNothing() throws Exception
     {
-        NodeHandoff.bridge().roles().setOverrideForTesting(KS, RoleRanges.linear(List.<Token>of(), List.of(0))); // one SSTable per flush
-        session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-        session.execute("CREATE TABLE " + KS + ".t (key text PRIMARY KEY, field0 blob) WITH compaction = "
-                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 64}"
-                        + " AND compression = {'enabled': 'false'}");
-        ColumnFamilyStore cfs = Keyspace.open(KS).getColumnFamilyStore("t");
-        cfs.disableAutoCompaction();
+        ColumnFamilyStore cfs = table(KS, " AND compression = {'enabled': 'false'}");
         PreparedStatement insert = session.prepare("INSERT INTO " + KS + ".t (key, field0) VALUES (?, ?)");
         for (int i = 0; i < 500; i++)
             session.execute(insert.bind("k" + i, value(i, 0)));
@@ -160,12 +154,7 @@ class MemberRewriteTest
     void aCompactedMemberIsReproducedByteForByte() throws Exception
     {
         String ks = KS + "_compacted";
-        NodeHandoff.bridge().roles().setOverrideForTesting(ks, RoleRanges.linear(List.<Token>of(), List.of(0)));
-        session.execute("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-        session.execute("CREATE TABLE " + ks + ".t (key text PRIMARY KEY, field0 blob) WITH compaction = "
-                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 64}");
-        ColumnFamilyStore cfs = Keyspace.open(ks).getColumnFamilyStore("t");
-        cfs.disableAutoCompaction();
+        ColumnFamilyStore cfs = table(ks, "");
         PreparedStatement old = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?) USING TIMESTAMP 1");
         for (int i = 0; i < 300; i++)
             session.execute(old.bind("k" + i, value(i, 0)));
@@ -194,6 +183,18 @@ class MemberRewriteTest
         cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
         m = only(JSON.readTree(NodeHandoff.bridge().tables().memberTrialsJson(ks, "t")).get("members"));
         assertEquals(300, m.get("shadowed_partitions").asLong(), m.toString());
+    }
+
+    /** Keyspace ks (RF 1, one role: one SSTable per flush) with ELECT table t, autocompaction off. */
+    private static ColumnFamilyStore table(String ks, String options)
+    {
+        NodeHandoff.bridge().roles().setOverrideForTesting(ks, RoleRanges.linear(List.<Token>of(), List.of(0)));
+        session.execute("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        session.execute("CREATE TABLE " + ks + ".t (key text PRIMARY KEY, field0 blob) WITH compaction = "
+                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 64}" + options);
+        ColumnFamilyStore cfs = Keyspace.open(ks).getColumnFamilyStore("t");
+        cfs.disableAutoCompaction();
+        return cfs;
     }
 
     private static JsonNode trials() throws Exception
