@@ -73,6 +73,12 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String getReadsJson() throws Exception
+    {
+        return node.readsJson();
+    }
+
+    @Override
     public String startRebuild(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws Exception
     {
         return node.startRebuild(parallelism, throttleMiBps, stream, keyspace == null || keyspace.isEmpty() ? null : keyspace);

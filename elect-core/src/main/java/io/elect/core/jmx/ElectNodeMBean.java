@@ -30,6 +30,13 @@ public interface ElectNodeMBean
     String getStorageJson();
 
     /**
+     * Where this node's reads of each ELECT table were served from ({@code electtool reads --json}): per class of
+     * file (unencoded primary or secondary, encoded, offloaded, stub) its files, bytes and cumulative reads, and each
+     * file's reads. Local; see {@code io.elect.core.node.ReadSources} for the document.
+     */
+    String getReadsJson() throws Exception;
+
+    /**
      * Starts rebuilding this (replacement) node in the background ({@code electtool rebuild}): encoded primaries
      * decoded from their stripes, parity regenerated or re-marked cold, the rest streamed from the replicas, stubs
      * reinstalled. Resumes an interrupted rebuild. Returns the status document of {@link #getRebuildJson()}.

@@ -249,6 +249,12 @@ public final class ElectNode implements AutoCloseable
         return StorageReport.json(s.context(), s.transitions());
     }
 
+    /** {@code electtool reads}: see {@link ReadSources}. */
+    public String readsJson() throws IOException
+    {
+        return ReadSources.json(requireStarted().context());
+    }
+
     /** {@code electtool rebuild}: starts a rebuild of this node (see {@link NodeRebuild}); returns its first status. */
     public String startRebuild(int parallelism, double throttleMiBps, boolean stream, String keyspace) throws IOException
     {

@@ -33,6 +33,7 @@ final class NodeSnapshots
         final HotnessTracker<String> tracker = new HotnessTracker<>(() -> node.clock().nanoTime() / 1_000_000,
                                                                     node.config().hotnessHalfLifeSeconds * 1000L);
         final Map<String, Long> lastCounts = new ConcurrentHashMap<>();
+        /** ids classified cold in the previous snapshot (hysteresis of HotnessPolicy) */
         volatile Set<String> previous = Set.of();
     }
 
@@ -114,14 +115,13 @@ final class NodeSnapshots
         }
         HotnessPolicy policy = new HotnessPolicy(node.config().transitionMinAgeSeconds * 1000L, node.config().coldReadRate,
                                                  node.config().hotnessHysteresis);
-        List<SSTableInfo> selected = policy.select(infos, h.previous);
-        Set<String> selectedIds = new HashSet<>();
+        HotnessPolicy.Selection selection = policy.select(infos, h.previous);
+        List<SSTableInfo> selected = selection.ordered();
         List<CandidateInfo> candidates = new ArrayList<>();
         long encodable = 0, encodableOld = 0;
         for (SSTableInfo s : selected)
         {
             TableFile f = byId.get(s.id());
-            selectedIds.add(s.id());
             if (s.bytes() <= 0)
                 continue;
             encodable += f.bytesOnDisk();
@@ -130,7 +130,7 @@ final class NodeSnapshots
             // the stripe member is the data file as it is on disk: its exact length, which PIN verifies
             candidates.add(new CandidateInfo(s.id(), s.bytes(), s.readRate(), s.ageMillis()));
         }
-        h.previous = selectedIds;
+        h.previous = selection.cold();
         long[] parity = node.parity().bytes(t.keyspace(), t.table());
         // obsolete versions held by frozen files: cost, not part of what full replication of the live data would
         // hold (capped by what the snapshot counts for those files, so the planner's reference never goes negative)

@@ -38,6 +38,7 @@ public final class ElectTool
         c.put("rebuild", new RebuildCommand());
         c.put("verify", new VerifyCommand());
         c.put("trial-rewrite", new TrialRewriteCommand());
+        c.put("reads", new ReadsCommand());
         c.put("metrics", new MetricsCommand());
         return java.util.Collections.unmodifiableMap(c);
     }

@@ -120,7 +120,18 @@ class ColdOffloadTest
         return r.id().toString();
     }
 
-    private static byte[] bytes(ByteBuffer b)
+    /** The "sources" of {@code electtool reads --json} for the test table. */
+    private static com.fasterxml.jackson.databind.JsonNode readSources(ElectNode node) throws Exception
+    {
+        com.fasterxml.jackson.databind.JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(node.readsJson());
+        assertEquals(1, doc.path("version").asInt());
+        for (com.fasterxml.jackson.databind.JsonNode t : doc.path("tables"))
+            if (t.path("table").asText().equals(T.toString()))
+                return t.path("sources");
+        throw new AssertionError("no " + T + " in " + doc);
+    }
+
+        private static byte[] bytes(ByteBuffer b)
     {
         byte[] out = new byte[b.remaining()];
         b.duplicate().get(out);
@@ -205,6 +216,11 @@ class ColdOffloadTest
             assertArrayEquals(original, bytes(reader.read(oldLocator, 0, original.length)));
             assertArrayEquals(Arrays.copyOfRange(original, 100, 1100), bytes(reader.read(oldLocator, 100, 1000)));
             assertEquals(before, readAll(2000));
+            // electtool reads: the 2000 reads since the offload were served by the offloaded (cold) file, the only one
+            com.fasterxml.jackson.databind.JsonNode sources = readSources(node);
+            assertEquals(2000, sources.path("cold").path("reads").asLong(), sources.toString());
+            assertEquals(1, sources.path("cold").path("files").asLong(), sources.toString());
+            assertEquals(0, sources.path("encoded").path("files").asLong() + sources.path("primary").path("files").asLong(), sources.toString());
             NodeSnapshot snap = ops.snapshot(T);
             assertEquals(original.length, snap.encodedCold());
             // its other components (index, filter, statistics...) stay on this node: hot bytes of an encoded primary
@@ -226,6 +242,9 @@ class ColdOffloadTest
             assertEquals(Optional.of("file:" + recalledData), RedirectTable.open(ElectStateDir.root().resolve(ColdOffload.REDIRECTS_FILE)).lookup(oldData));
             assertArrayEquals(original, bytes(reader.read(oldLocator, 0, original.length)));
             assertEquals(before, readAll(2000));
+            sources = readSources(node);
+            assertEquals(2000, sources.path("encoded").path("reads").asLong(), "recalled: encoded again, on local disk: " + sources);
+            assertEquals(0, sources.path("cold").path("files").asLong(), sources.toString());
             deadline = System.currentTimeMillis() + 30_000;
             while (cold.exists(coldKey) && System.currentTimeMillis() < deadline)
                 Thread.sleep(50);

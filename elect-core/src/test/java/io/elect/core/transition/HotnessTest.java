@@ -87,7 +87,13 @@ class HotnessTest
                                        s("cold-new", true, 0, 2 * HOUR, 0.0),
                                        s("cool", true, 0, 3 * HOUR, 0.05),
                                        s("edge-age", true, 0, HOUR, 0.02));
-        assertEquals(List.of("cold-old", "cold-new", "edge-age", "cool", "warm"), ids(p.select(in, Set.of())));
+        HotnessPolicy.Selection sel = p.select(in, Set.of());
+        // every eligible file is a candidate: the cold class first (coldest, then oldest), the hot one after it
+        assertEquals(List.of("cold-old", "cold-new", "edge-age", "cool", "warm", "hot"), ids(sel.ordered()));
+        assertEquals(Set.of("cold-old", "cold-new", "edge-age", "cool", "warm"), sel.cold());
+        // a hot file far older than every cold one still comes after them: hotness orders before age
+        List<SSTableInfo> aged = List.of(s("hot-ancient", true, 0, 100 * HOUR, 0.2), s("cold-young", true, 0, HOUR, 0.0));
+        assertEquals(List.of("cold-young", "hot-ancient"), ids(p.select(aged, Set.of()).ordered()));
     }
 
     @Test
@@ -95,8 +101,15 @@ class HotnessTest
     {
         HotnessPolicy p = new HotnessPolicy(0, 0.1, 2.0);
         List<SSTableInfo> round2 = List.of(s("a", true, 0, 1, 0.15), s("b", true, 0, 1, 0.15), s("c", true, 0, 1, 0.25));
-        // a was a candidate: stays (0.15 <= 0.2); b was not: does not enter (0.15 > 0.1); c exceeds 0.2: leaves.
-        assertEquals(List.of("a"), ids(p.select(round2, Set.of("a", "c"))));
+        // a was cold: stays (0.15 <= 0.2); b was not: does not enter (0.15 > 0.1); c exceeds 0.2: leaves. All three
+        // remain candidates, the cold class first.
+        HotnessPolicy.Selection sel = p.select(round2, Set.of("a", "c"));
+        assertEquals(Set.of("a"), sel.cold());
+        assertEquals(List.of("a", "b", "c"), ids(sel.ordered()));
+        // hysteresis also orders: a file that stayed cold at 0.15 goes before a cooler one that has not entered yet
+        List<SSTableInfo> round3 = List.of(s("a", true, 0, 1, 0.15), s("d", true, 0, 1, 0.12));
+        assertEquals(List.of("a", "d"), ids(p.select(round3, Set.of("a")).ordered()));
+        assertEquals(List.of("d", "a"), ids(p.select(round3, Set.of()).ordered()));
         // Oscillating around the enter rate never flaps once selected.
         Set<String> prev = Set.of();
         int changes = 0;
@@ -104,8 +117,8 @@ class HotnessTest
         for (int i = 0; i < 50; i++)
         {
             double rate = 0.1 + ((i % 2 == 0) ? -0.05 : 0.05);
-            List<SSTableInfo> sel = p.select(List.of(s("x", true, 0, 1, rate)), prev);
-            boolean is = !sel.isEmpty();
+            Set<String> cold = p.select(List.of(s("x", true, 0, 1, rate)), prev).cold();
+            boolean is = !cold.isEmpty();
             if (is != was)
                 changes++;
             was = is;
