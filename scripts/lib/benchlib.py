@@ -33,13 +33,41 @@ def jmx_port(i):
     return 7199 + 100 * (i - 1)
 
 
-def transition_settings(k, m, alpha):
+def transition_settings(k, m, alpha, default_hotness=False):
     """The elect.* settings of a benchmark cluster that transitions everything quickly: stripes of k + m chunks,
     storage saving target alpha, a transition round every 5 s, no minimum age, stripes formed after 10 s of waiting,
-    cold_read_rate=1000 (nothing counts as hot) and primaries offloaded at any age."""
-    return {"data_chunks": k, "parity_chunks": m, "storage_saving_target": alpha,
-            "transition_interval_seconds": 5, "transition_min_age_seconds": 0, "stripe_fill_wait_seconds": 10,
-            "cold_read_rate": 1000, "primary_offload_min_age_seconds": 0}
+    cold_read_rate=1000 (nothing counts as hot; left at its default with default_hotness) and primaries offloaded at
+    any age."""
+    s = {"data_chunks": k, "parity_chunks": m, "storage_saving_target": alpha,
+         "transition_interval_seconds": 5, "transition_min_age_seconds": 0, "stripe_fill_wait_seconds": 10,
+         "cold_read_rate": 1000, "primary_offload_min_age_seconds": 0}
+    if default_hotness:
+        del s["cold_read_rate"]
+    return s
+
+
+def ycsb_record(workload, system, rnd, s):
+    """One benchmark record from a ycsb_summary: ops/s and read/update/scan p50/p99 in ms (None when absent)."""
+    def ms(section, pct):
+        v = s.get((section, f"{pct}thPercentileLatency(us)"))
+        return None if v is None else round(v / 1000.0, 3)
+    return {"workload": workload, "system": system, "round": rnd,
+            "ops_per_s": round(s[("OVERALL", "Throughput(ops/sec)")], 1),
+            "read_p50_ms": ms("READ", 50), "read_p99_ms": ms("READ", 99),
+            "update_p50_ms": ms("UPDATE", 50), "update_p99_ms": ms("UPDATE", 99),
+            "scan_p50_ms": ms("SCAN", 50), "scan_p99_ms": ms("SCAN", 99)}
+
+
+def spread(values):
+    """'median [min..max]' of the non-None values (3 significant digits), '-' when there are none."""
+    import statistics
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return f"{med:.3g}"
+    return f"{med:.3g} [{min(values):.3g}..{max(values):.3g}]"
 
 
 def storage_report_cmd(node=1):
