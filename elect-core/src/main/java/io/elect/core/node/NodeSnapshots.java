@@ -49,6 +49,17 @@ final class NodeSnapshots
         return h == null ? 0 : h.tracker.rate(id);
     }
 
+    /** Whether every natural replica of the file's range is up (a file without a first token: unknown, so no). */
+    private boolean replicasAlive(TableRef t, TableFile f)
+    {
+        if (f.firstToken() == null)
+            return false;
+        for (String r : node.ring().replicas(t.keyspace(), f.firstToken()))
+            if (!node.ring().isAlive(r))
+                return false;
+        return true;
+    }
+
     NodeSnapshot snapshot(TableRef t) throws IOException
     {
         if (!node.tables().electTables().contains(t))
@@ -109,6 +120,10 @@ final class NodeSnapshots
         Map<String, TableFile> byId = new LinkedHashMap<>();
         for (TableFile f : primaries)
         {
+            // a file with a down replica cannot be stubbed everywhere: not a candidate until that replica is back
+            // (TransitionService: nothing committed may be contradicted by a node that returns)
+            if (!replicasAlive(t, f))
+                continue;
             byId.put(f.id(), f);
             infos.add(new SSTableInfo(f.id(), f.level(), f.level() == maxLevel, 0, now - f.dataMillis(), f.dataBytes(),
                                       h.tracker.rate(f.id())));

@@ -30,12 +30,19 @@ import io.elect.core.transport.Verbs;
 
 /**
  * Redundancy transitioning rounds. A round runs only on the coordinator (the live ring member with the smallest
- * address) and only while every ring member is up (stubbing a secondary needs it up, and the planner needs every
- * node's bytes): it first recovers half-done stripes, then, for each ELECT table, collects every node's snapshot,
- * plans with the storage-saving target and runs the stripes ({@link TransitionCoordinator}); once encoding has
- * settled it offloads parity and old encoded primaries as the plan asks. Who calls {@link #round()} and when is the
- * owner's business ({@link ElectNode} schedules it every {@code transition_interval_seconds}; the simulation calls
- * it as an event).
+ * address). It first recovers half-done stripes (a stripe whose participant is down stays pending until it is back),
+ * then, for each ELECT table, collects every live node's snapshot, plans with the storage-saving target and runs the
+ * stripes ({@link TransitionCoordinator}); once encoding has settled and every member is up it offloads parity and
+ * old encoded primaries as the plan asks. Who calls {@link #round()} and when is the owner's business
+ * ({@link ElectNode} schedules it every {@code transition_interval_seconds}; the simulation calls it as an event).
+ *
+ * <p>With ring members down (issue 18), rounds go on, restricted so that nothing committed can be contradicted by a
+ * down node when it returns: stripes take members only from live nodes and only members whose every natural replica
+ * is live (the data node drops the others from its candidates, {@link NodeSnapshots}), so every secondary to stub is
+ * up; parity goes only to live nodes; the plan counts a down node by its last snapshot (its bytes are still part of
+ * full replication and of the hot tier) with nothing to encode, and a round waits while a down node has never
+ * answered a snapshot. Offload waits until every member is up: parity is what degraded reads of the down node's
+ * members decode from, and an offload is never undone.
  *
  * <p>Assumption (documented in docs/design/transitioning.md): every node uses the same {@code transport_port}; node
  * ids in stripe records are broadcast addresses.
@@ -59,6 +66,8 @@ public final class TransitionService
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
     private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
+    /** Each member's last snapshot per table, for planning while it is down. */
+    private final Map<TableRef, Map<String, NodeSnapshot>> lastSnapshots = new ConcurrentHashMap<>();
     /** Stripes per state as the last round on this node found them (this node coordinated it). */
     private final Map<io.elect.core.stripes.StripeState, Long> stripesByState = new ConcurrentHashMap<>();
 
@@ -87,36 +96,36 @@ public final class TransitionService
         return machine;
     }
 
-    /** The ring as the planner sees it: every member with its rack, sorted by id; null if any member is down. */
-    private List<Node> ringIfAllUp()
+    /** The live ring members with their racks, sorted by id (where stripes and parity may go). */
+    private List<Node> liveRing()
     {
         List<Node> nodes = new ArrayList<>();
         for (String n : node.ring().members())
-        {
-            if (!node.ring().isAlive(n))
-                return null;
-            nodes.add(new Node(n, node.ring().rack(n)));
-        }
+            if (node.ring().isAlive(n))
+                nodes.add(new Node(n, node.ring().rack(n)));
         nodes.sort(Comparator.comparing(Node::id));
         return nodes;
     }
 
-    /** Whether this node coordinates rounds now (it is the smallest member and every member is up). */
+    /** Whether this node coordinates rounds now (it is the smallest live member). */
     public boolean coordinating()
     {
-        List<Node> ring = ringIfAllUp();
-        return ring != null && !ring.isEmpty() && ring.get(0).id().equals(node.self());
+        List<Node> ring = liveRing();
+        return !ring.isEmpty() && ring.get(0).id().equals(node.self());
     }
 
     /** One round (see the class comment); a no-op unless this node {@link #coordinating() coordinates}. */
     public synchronized void round()
     {
-        List<Node> nodes = ringIfAllUp();
-        if (nodes == null || nodes.isEmpty() || !nodes.get(0).id().equals(node.self()))
+        List<Node> nodes = liveRing();
+        if (nodes.isEmpty() || !nodes.get(0).id().equals(node.self()))
             return;
+        boolean allUp = nodes.size() == node.ring().members().size();
         long start = node.clock().nanoTime();
         // Created by the coordinator with every ring member up, so that its replication factor is min(3, ring)
-        // rather than that of whichever node started first.
+        // rather than that of whichever node started first; until then no round runs.
+        if (!allUp && !node.store().ready())
+            return;
         node.store().ensureReady();
         StripeRecovery.Summary rec = StripeRecovery.recover(node.store(), machine);
         countStripes();
@@ -128,9 +137,12 @@ public final class TransitionService
         for (TableRef table : tables)
         {
             Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
+            Map<String, NodeSnapshot> planned = withDownNodes(table, snaps);
+            if (planned == null)
+                continue;
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
-            TransitionCoordinator.RoundResult r = c.round(table, snaps, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
+            TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
             lastRounds.put(table, r);
             node.metrics().counter("Transitioning", "StripesCommitted", table.toString()).inc(r.committed());
             node.metrics().counter("Transitioning", "BytesEncoded", table.toString()).inc(r.encodedBytes());
@@ -138,10 +150,36 @@ public final class TransitionService
             node.metrics().counter("Transitioning", "StripesFailed", table.toString()).inc(r.failed());
             // Offload only once encoding has settled (no stripe this round nor the last): stubs purge their
             // secondaries a little after commit, and offloading against not-yet-purged bytes would overshoot alpha.
-            if (node.config().offloadEnabled && r.planned() == 0 && previous != null && previous.planned() == 0)
+            if (node.config().offloadEnabled && allUp && r.planned() == 0 && previous != null && previous.planned() == 0)
                 offload(table, snaps, r.plan());
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The snapshots a round plans with: the live nodes' (also remembered) plus, for each down member, its last
+     * remembered snapshot with nothing to encode (its bytes still count; none of its files can join a stripe). Null
+     * (skip this table's round) while a down member has no remembered snapshot: the plan would miss its bytes.
+     */
+    private Map<String, NodeSnapshot> withDownNodes(TableRef table, Map<String, NodeSnapshot> live)
+    {
+        Map<String, NodeSnapshot> remembered = lastSnapshots.computeIfAbsent(table, x -> new ConcurrentHashMap<>());
+        remembered.putAll(live);
+        Map<String, NodeSnapshot> out = new TreeMap<>(live);
+        for (String member : node.ring().members())
+        {
+            if (out.containsKey(member))
+                continue;
+            NodeSnapshot last = remembered.get(member);
+            if (last == null)
+            {
+                logger.debug("transition round of {} waits: {} is down and has not answered a snapshot yet", table, member);
+                return null;
+            }
+            out.put(member, last.withoutCandidates());
+        }
+        remembered.keySet().retainAll(node.ring().members());
+        return out;
     }
 
     /** Refreshes the stripes-per-state gauges from the store (the coordinator lists it anyway for recovery). */

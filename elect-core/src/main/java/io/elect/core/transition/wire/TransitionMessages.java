@@ -87,6 +87,16 @@ public final class TransitionMessages
                  parityHot, parityCold, candidates, 0);
         }
 
+        /**
+         * This snapshot with nothing to encode (no candidates, no encodable bytes): how a down node is planned with,
+         * its bytes still counted.
+         */
+        public NodeSnapshot withoutCandidates()
+        {
+            return new NodeSnapshot(node, unencoded, 0, 0, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
+                                    parityHot, parityCold, List.of(), obsolete);
+        }
+
         public byte[] encode()
         {
             Wire.Writer w = new Wire.Writer(SNAPSHOT_VERSION);
