@@ -105,6 +105,12 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String widenPlan(int targetK) throws Exception
+    {
+        return node.widenPlanJson(targetK);
+    }
+
+    @Override
     public String getCoderJson()
     {
         Map<String, Object> doc = new LinkedHashMap<>();

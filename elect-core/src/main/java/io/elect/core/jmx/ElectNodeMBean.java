@@ -61,6 +61,14 @@ public interface ElectNodeMBean
     /** Checks every committed stripe this node holds a member of ({@code electtool verify}); a JSON report with "ok". */
     String verify() throws Exception;
 
+    /**
+     * The Scale-RS widening plan of the cluster's stripes to {@code targetK} data chunks ({@code electtool widen --to K
+     * --dry-run}), as JSON: per stripe the members added (virtual slots first) and its new k and codec, per node the
+     * bytes it would send and receive, the total against the Scale-RS lower bound (docs/design/scaling.md). Read-only:
+     * applying a widening is not implemented. Costs one request per live node and ELECT table.
+     */
+    String widenPlan(int targetK) throws Exception;
+
     /** The erasure-coding backend: configured ({@code elect.coder}) and what encoding and decoding use, as JSON. */
     String getCoderJson();
 

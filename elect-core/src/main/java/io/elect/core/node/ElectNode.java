@@ -249,6 +249,16 @@ public final class ElectNode implements AutoCloseable
         return StorageReport.json(s.context(), s.transitions());
     }
 
+    /**
+     * {@code electtool widen --to K --dry-run}: the Scale-RS widening plan of the cluster's stripes to k' = targetK
+     * (see {@link WideningReport}); plans only, nothing is sent or changed.
+     */
+    public String widenPlanJson(int targetK)
+    {
+        Started s = requireStarted();
+        return WideningReport.json(s.context(), s.transitions(), targetK);
+    }
+
     /** {@code electtool reads}: see {@link ReadSources}. */
     public String readsJson() throws IOException
     {
