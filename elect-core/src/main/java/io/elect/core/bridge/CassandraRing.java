@@ -77,6 +77,21 @@ public final class CassandraRing implements Ring, PeerLiveness
         return out;
     }
 
+    /** The replicas of first and last and of every ring token between them (each ring range the span touches). */
+    @Override
+    public List<String> replicasOfSpan(String keyspace, String firstToken, String lastToken)
+    {
+        Token first = StorageService.instance.getTokenFactory().fromString(firstToken);
+        Token last = StorageService.instance.getTokenFactory().fromString(lastToken);
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>(replicas(keyspace, firstToken));
+        for (Token t : StorageService.instance.getTokenMetadata().sortedTokens())
+            if (t.compareTo(first) > 0 && t.compareTo(last) < 0)
+                for (Replica r : Keyspace.open(keyspace).getReplicationStrategy().getNaturalReplicasForToken(t))
+                    out.add(r.endpoint().getAddress().getHostAddress());
+        out.addAll(replicas(keyspace, lastToken));
+        return List.copyOf(out);
+    }
+
     /** Transport liveness: this node, or a ring member gossip sees up. */
     @Override
     public boolean isAlive(Peer peer)

@@ -155,7 +155,8 @@ public final class CassandraTables implements LocalTables
             Integer role = roles == null ? null : roles.spanRole(r.getFirst().getToken(), r.getLast().getToken());
             long reads = r.getReadMeter() == null ? 0 : r.getReadMeter().count();
             out.add(new TableFile(id, source, r.getSSTableLevel(), role, r.bytesOnDisk(), dataBytes, dataMillis, reads,
-                                  frozen.get(id), data, sidecar, r.getFirst().getToken().toString()));
+                                  frozen.get(id), data, sidecar, r.getFirst().getToken().toString(),
+                                  r.getLast().getToken().toString()));
         }
         return out;
     }

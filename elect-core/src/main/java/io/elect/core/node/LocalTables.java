@@ -50,7 +50,7 @@ public interface LocalTables
      * @param firstToken the token of its first key, as the ring prints tokens
      */
     record TableFile(String id, Source source, int level, Integer role, long bytesOnDisk, long dataBytes, long dataMillis,
-                     long reads, String frozenTag, Path dataPath, TieredSidecar sidecar, String firstToken)
+                     long reads, String frozenTag, Path dataPath, TieredSidecar sidecar, String firstToken, String lastToken)
     {
         /** Never compacted: tiered, or frozen under a tag. */
         public boolean frozen()

@@ -297,7 +297,8 @@ public final class LocalTransitionOps
             comps.add(new ComponentRef(c.name(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), c.location()), c.length()));
         StubRequest install = new StubRequest(req.table(), req.sstable(), req.stripeId(), req.layout(), req.self(), info.checksums(), comps);
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
-        for (String replica : node.ring().replicas(req.table().keyspace(), f.firstToken()))
+        // every replica of the member's span: with vnodes it may cover ranges with different secondaries
+        for (String replica : node.ring().replicasOfSpan(req.table().keyspace(), f.firstToken(), f.lastToken()))
         {
             if (replica.equals(node.self()))
                 continue;

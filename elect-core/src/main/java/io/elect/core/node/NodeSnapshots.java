@@ -49,12 +49,12 @@ final class NodeSnapshots
         return h == null ? 0 : h.tracker.rate(id);
     }
 
-    /** Whether every natural replica of the file's range is up (a file without a first token: unknown, so no). */
+    /** Whether every natural replica of the file's span is up (a file without tokens: unknown, so no). */
     private boolean replicasAlive(TableRef t, TableFile f)
     {
-        if (f.firstToken() == null)
+        if (f.firstToken() == null || f.lastToken() == null)
             return false;
-        for (String r : node.ring().replicas(t.keyspace(), f.firstToken()))
+        for (String r : node.ring().replicasOfSpan(t.keyspace(), f.firstToken(), f.lastToken()))
             if (!node.ring().isAlive(r))
                 return false;
         return true;

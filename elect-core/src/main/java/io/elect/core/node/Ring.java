@@ -25,6 +25,19 @@ public interface Ring
     /** The natural replicas of a token of the keyspace, in the order reads try them (the primary first). */
     List<String> replicas(String keyspace, String token);
 
+    /**
+     * Every node that is a natural replica of some token in {@code [firstToken, lastToken]} of the keyspace (a file's
+     * span), in first-seen order: with one token per node a primary file lies in one ring range, but with vnodes
+     * ({@code num_tokens} > 1) adjacent ranges this node is primary of have different secondaries, and a file spanning
+     * them has all of them as replicas. The default is exact when no ring token lies strictly inside the span.
+     */
+    default List<String> replicasOfSpan(String keyspace, String firstToken, String lastToken)
+    {
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>(replicas(keyspace, firstToken));
+        out.addAll(replicas(keyspace, lastToken));
+        return List.copyOf(out);
+    }
+
     /** Every member that is up, sorted. */
     default List<String> liveMembers()
     {

@@ -412,7 +412,8 @@ final class SimTables implements LocalTables
         for (SimFile f : files.values())
             out.add(new TableFile(f.id, f.source, f.level, f.role, bytesOnDisk(f), f.dataBytes, f.createdMillis, f.reads,
                                   f.frozenTag, f.data, f.sidecar,
-                                  f.index.size() == 0 ? "0" : Long.toString(f.index.firstToken())));
+                                  f.index.size() == 0 ? "0" : Long.toString(f.index.firstToken()),
+                                  f.index.size() == 0 ? "0" : Long.toString(f.index.lastToken())));
         return out;
     }
 
