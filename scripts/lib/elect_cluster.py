@@ -120,13 +120,20 @@ def tls_settings(i):
             "server_encryption_options.require_endpoint_verification=false"]  # Cassandra refuses it with client auth (server side); the ELECT port checks identity itself
 
 
-def node_config(template, i, n, cold, extra, cold_port=None):
+def node_tokens(i, n, num_tokens=1):
+    """Node i's initial tokens in a cluster of n nodes with num_tokens each: n * num_tokens evenly spaced tokens dealt
+    round-robin, so that every node's ranges are interleaved with the others' (vnodes) and balanced."""
+    all_tokens = tokens(n * num_tokens)
+    return [all_tokens[(i - 1) + j * n] for j in range(num_tokens)]
+
+
+def node_config(template, i, n, cold, extra, cold_port=None, num_tokens=1):
     text = open(template).read()
     text = set_yaml(text, "cluster_name", "'ELECT Local Cluster'")
     text = set_yaml(text, "listen_address", ip(i))
     text = set_yaml(text, "rpc_address", ip(i))
-    text = set_yaml(text, "initial_token", str(tokens(n)[i - 1]))
-    text = set_yaml(text, "num_tokens", "1")
+    text = set_yaml(text, "initial_token", ",".join(str(t) for t in node_tokens(i, n, num_tokens)))
+    text = set_yaml(text, "num_tokens", str(num_tokens))
     text = set_yaml(text, "auto_bootstrap", "false")
     seeds = ",".join(f"{ip(k)}:{STORAGE_PORT}" for k in range(1, n + 1))
     text = re.sub(r'- seeds: ".*"', f'- seeds: "{seeds}"', text)
@@ -291,6 +298,8 @@ def cmd_start(a):
         die("a cluster is already running (scripts/elect-cluster status); stop it first")
     if not 1 <= a.nodes <= MAX_NODES:
         die(f"--nodes {a.nodes}: allowed 1..{MAX_NODES}", 2)
+    if not 1 <= a.num_tokens <= 256:
+        die(f"--num-tokens {a.num_tokens}: allowed 1..256", 2)
     wait_for_free_ports(a)
     if os.environ.get("ELECT_SKIP_BUILD") != "1":  # set by the integration tests, which run inside Maven
         subprocess.run([os.path.join(HOME, "scripts", "build")], check=True)
@@ -319,7 +328,7 @@ def cmd_start(a):
         path = os.path.join(node_dir(k), "cassandra.yaml")
         with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # may hold keystore passwords
             f.write(node_config(template, k, a.nodes, not a.no_cold_tier, (tls_settings(k) if a.tls else []) + a.set,
-                                COLD_PROXY_PORT if a.cold_latency_ms and not a.no_cold_tier else None))
+                                COLD_PROXY_PORT if a.cold_latency_ms and not a.no_cold_tier else None, a.num_tokens))
     log(f"starting {a.nodes} node(s) on 127.0.0.1..{a.nodes} (heap {a.heap}, data under {CLUSTER}"
         + (", TLS on the internode and ELECT ports)" if a.tls else ")"))
     for k in range(1, a.nodes + 1):
@@ -487,6 +496,8 @@ def main():
                    help="put the cold tier MS milliseconds away: a delaying proxy in front of S3Proxy (ELECT's evaluation: ~45)")
     s.add_argument("--tls", action="store_true",
                    help="throw-away CA and node certificates; mutual TLS on Cassandra's internode port and the ELECT port")
+    s.add_argument("--num-tokens", type=int, default=1, metavar="N",
+                   help="vnodes: N tokens per node, interleaved and evenly spaced (default 1)")
     s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
     s.add_argument("--timeout", type=int, default=240)
     s.add_argument("--wait-for-ports", type=int, default=0, metavar="SECONDS",

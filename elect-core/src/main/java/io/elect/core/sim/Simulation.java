@@ -71,6 +71,8 @@ public final class Simulation
     private final MessageDigest trace;
     private final ArrayDeque<String> recent = new ArrayDeque<>();
     private long writes;
+    /** Rounds that ran while some node was down, and the stripes committed by them (issue 18: rounds go on). */
+    private long roundsWithDown, committedWithDown;
     private int step;
 
     private Simulation(Options o) throws IOException
@@ -136,6 +138,8 @@ public final class Simulation
         heal();
         new Invariants(this, c).check();
         stats.put("writes_acked", writes);
+        stats.put("rounds_with_node_down", roundsWithDown);
+        stats.put("stripes_committed_with_node_down", committedWithDown);
         stats.put("messages", c.network.messages());
         stats.putAll(c.tieredTotals());
     }
@@ -288,6 +292,8 @@ public final class Simulation
     /** A transitioning round on every live node (only the coordinator acts). */
     void rounds()
     {
+        boolean someDown = c.nodes().stream().anyMatch(n -> !n.up);
+        long committedBefore = committedStripes();
         for (SimNode n : c.nodes())
         {
             if (!n.up)
@@ -301,7 +307,17 @@ public final class Simulation
                 event("round on " + n + " failed: " + e.getClass().getSimpleName());
             }
         }
+        if (someDown)
+        {
+            roundsWithDown++;
+            committedWithDown += committedStripes() - committedBefore;
+        }
         event("rounds stripes=" + c.stripes.list().size());
+    }
+
+    private long committedStripes()
+    {
+        return c.stripes.list().stream().filter(r -> r.state() == io.elect.core.stripes.StripeState.COMMITTED).count();
     }
 
     void maintain()

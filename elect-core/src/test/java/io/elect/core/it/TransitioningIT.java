@@ -56,6 +56,9 @@ class TransitioningIT
     private static final int NODES = Integer.getInteger("elect.it.nodes", 3);
     private static final int K = Integer.getInteger("elect.it.k", 2);
     private static final int M = Integer.getInteger("elect.it.m", 1);
+    // -Delect.it.num_tokens=4 with -Delect.it.nodes=4 or more: vnodes (issue 18 item 5; with RF 3 on 3 nodes every
+    // node replicates everything, so vnodes change nothing there)
+    private static final int NUM_TOKENS = Integer.getInteger("elect.it.num_tokens", 1);
     private static final int KEYS = Integer.getInteger("elect.it.keys", 20000);
     private static final double ALPHA = Double.parseDouble(System.getProperty("elect.it.alpha", "0.6"));
     // -Delect.it.full=false (scripts/elect test at alpha 0.3 and 0.8): only the saving and every key at ONE and ALL;
@@ -74,7 +77,8 @@ class TransitioningIT
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--wait-for-ports", "900",
+        Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--num-tokens", String.valueOf(NUM_TOKENS),
+                              "--fresh", "--wait-for-ports", "900",
                               "--set", "elect.data_chunks=" + K, "--set", "elect.parity_chunks=" + M,
                               "--set", "elect.storage_saving_target=" + ALPHA, "--set", "elect.transition_min_age_seconds=0",
                               "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5", "--set", "elect.primary_offload_min_age_seconds=0",
