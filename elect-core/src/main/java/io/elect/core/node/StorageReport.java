@@ -62,6 +62,19 @@ final class StorageReport
                 n.put("parity_hot_bytes", s.parityHot());
                 n.put("parity_cold_bytes", s.parityCold());
                 n.put("obsolete_bytes", s.obsolete());
+                // transition candidates and how many of them are hot (read more than cold_read_rate: encoded only
+                // after every cold one, never offloaded); rates as the node's hotness tracker measures them
+                int hotCandidates = 0;
+                double maxRate = 0;
+                for (io.elect.core.transition.wire.TransitionMessages.CandidateInfo c : s.candidates())
+                {
+                    if (c.readRate() > node.config().coldReadRate)
+                        hotCandidates++;
+                    maxRate = Math.max(maxRate, c.readRate());
+                }
+                n.put("candidates", s.candidates().size());
+                n.put("hot_candidates", hotCandidates);
+                n.put("candidate_read_rate_max", maxRate);
                 perNode.add(n);
                 hot += s.hotBytes();
                 cold += s.encodedCold() + s.parityCold();
