@@ -75,7 +75,7 @@ public final class TransitionService
     {
         this.node = node;
         RemoteStripeParticipant participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
-                                                                            () -> node.ring().members());
+                                                                            () -> node.ring().members(), n -> node.ring().isAlive(n));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
         for (io.elect.core.stripes.StripeState st : io.elect.core.stripes.StripeState.values())
