@@ -305,6 +305,10 @@ def cmd_start(a):
         NET = netns.Namespaces()
         try:
             NET.check_capability()
+            busy = [ns for ns in netns.leftovers()[0] if netns.pids_in(ns)]
+            if busy:
+                die(f"--netns: namespace {busy[0]} has processes {netns.pids_in(busy[0])}: another --netns cluster "
+                    f"(another ELECT_RUN_DIR?) runs; stop it first")
             netns.teardown(log)  # leftovers of a crashed run: start from nothing
             NET.setup(a.nodes)
         except netns.NetnsError as e:
