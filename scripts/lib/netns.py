@@ -107,6 +107,12 @@ class Namespaces:
     def setup(self, n):
         """Creates (or completes) the bridge and n namespaces with their veth pairs and addresses; idempotent."""
         self.check_capability()
+        try:
+            self._setup(n)
+        except NetnsError as e:  # root without the capabilities (e.g. an unprivileged container) ends here
+            raise NetnsError(f"{e} (network namespaces, veth pairs and a bridge need CAP_NET_ADMIN and CAP_SYS_ADMIN)")
+
+    def _setup(self, n):
         links = _links()
         if BRIDGE not in links:
             _ip("link", "add", BRIDGE, "type", "bridge")
