@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Local ELECT cluster on one machine: N nodes on 127.0.0.1..N plus the embedded cold tier (S3Proxy).
 
-Only this script (and the local demo/benchmark scripts) assume one machine and loopback addresses. Every node
-uses the same ports on its own loopback address (storage 7000, CQL 9042) and its own JMX port
-(7199 + 100*(i-1)). State lives in one git-ignored folder, $ELECT_RUN_DIR (default <repo>/run), under cluster/:
+Only this script (and the local demo/benchmark scripts) assume one machine. Every node uses the same ports on its
+own address (storage 7000, CQL 9042). On loopback (the default) each has its own JMX port (7199 + 100*(i-1)) on
+127.0.0.1; with `start --netns` each node runs in a network namespace of its own with address 198.18.0.i and JMX on
+198.18.0.i:7199, as on separate hosts (scripts/lib/netns.py). State lives in one git-ignored folder, $ELECT_RUN_DIR (default <repo>/run), under cluster/:
 cluster.json records what was started (PIDs, ports) so that stop and status never guess, and never kill by name.
 """
 import argparse
@@ -16,6 +17,9 @@ import socket
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netns  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.abspath(os.environ.get("ELECT_RUN_DIR", os.path.join(HOME, "run")))
@@ -39,12 +43,16 @@ def die(msg, code=1):
     sys.exit(code)
 
 
+# Where the nodes live: set once per command, from `start --netns` or from the recorded cluster (main()).
+NET = netns.Loopback()
+
+
 def ip(i):
-    return f"127.0.0.{i}"
+    return NET.ip(i)
 
 
 def jmx_port(i):
-    return 7199 + 100 * (i - 1)
+    return NET.jmx_port(i)
 
 
 def node_dir(i):
@@ -138,7 +146,7 @@ def node_config(template, i, n, cold, extra, cold_port=None, num_tokens=1):
     seeds = ",".join(f"{ip(k)}:{STORAGE_PORT}" for k in range(1, n + 1))
     text = re.sub(r'- seeds: ".*"', f'- seeds: "{seeds}"', text)
     if cold:
-        text = set_yaml(text, "elect.cold_tier.endpoint", f"http://127.0.0.1:{cold_port or COLD_PORT}")
+        text = set_yaml(text, "elect.cold_tier.endpoint", f"http://{NET.cold_host}:{cold_port or COLD_PORT}")
         text = set_yaml(text, "elect.cold_tier.credentials_file", os.path.join(COLD_DIR, "credentials"))
     for kv in extra:
         k, _, v = kv.partition("=")
@@ -191,8 +199,8 @@ def offload_cmd(*args):
 
 def start_cold_tier():
     os.makedirs(COLD_DIR, exist_ok=True)
-    log(f"cold tier: starting S3Proxy on 127.0.0.1:{COLD_PORT}")
-    r = subprocess.run(offload_cmd("start", "--run-dir", COLD_DIR, "--port", str(COLD_PORT)),
+    log(f"cold tier: starting S3Proxy on {NET.cold_host}:{COLD_PORT}")
+    r = subprocess.run(offload_cmd("start", "--run-dir", COLD_DIR, "--host", NET.cold_host, "--port", str(COLD_PORT)),
                        capture_output=True, text=True)
     if r.returncode != 0:
         die(f"cold tier did not start: {r.stderr.strip() or r.stdout.strip()} (log: {COLD_DIR}/s3proxy.log)")
@@ -205,13 +213,14 @@ COLD_PROXY_PORT = COLD_PORT + 1
 
 def start_cold_proxy(delay_ms):
     """A delaying proxy in front of S3Proxy (a far cold tier, scripts/lib/delay_proxy.py); returns its PID."""
-    log(f"cold tier: +{delay_ms} ms per request through a proxy on 127.0.0.1:{COLD_PROXY_PORT}")
+    host = NET.cold_host
+    log(f"cold tier: +{delay_ms} ms per request through a proxy on {host}:{COLD_PROXY_PORT}")
     out = open(os.path.join(COLD_DIR, "delay-proxy.log"), "ab")
     proc = subprocess.Popen([sys.executable, os.path.join(HOME, "scripts", "lib", "delay_proxy.py"),
-                             "--listen", f"127.0.0.1:{COLD_PROXY_PORT}", "--target", f"127.0.0.1:{COLD_PORT}",
+                             "--listen", f"{host}:{COLD_PROXY_PORT}", "--target", f"{host}:{COLD_PORT}",
                              "--delay-ms", str(delay_ms)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 20
-    while not port_open("127.0.0.1", COLD_PROXY_PORT):
+    while not port_open(host, COLD_PROXY_PORT):
         if proc.poll() is not None or time.time() > deadline:
             die(f"the cold-tier delay proxy did not start (log: {COLD_DIR}/delay-proxy.log)")
         time.sleep(0.1)
@@ -223,8 +232,8 @@ def start_node(st, i, heap, jvm_extra=()):
     os.makedirs(d, exist_ok=True)
     out = open(os.path.join(d, "stdout.log"), "ab")
     cmd = [os.path.join(HOME, "bin", "elect"), "--config", os.path.join(d, "cassandra.yaml"), "--data-dir", d,
-           "--heap", heap, "--jmx-port", str(jmx_port(i)), "--", *FAST_START, *jvm_extra]
-    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+           "--heap", heap, "--jmx-port", str(jmx_port(i)), *NET.jmx_args(i), "--", *FAST_START, *jvm_extra]
+    p = subprocess.Popen(NET.wrap(i, cmd), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                          start_new_session=True, cwd=HOME)
     st["nodes"][str(i)] = {"pid": p.pid, "ip": ip(i), "jmx_port": jmx_port(i), "dir": d}
     save_state(st)
@@ -232,7 +241,7 @@ def start_node(st, i, heap, jvm_extra=()):
 
 
 def nodetool(i, *args, timeout=60):
-    return subprocess.run([os.path.join(HOME, "bin", "nodetool"), "-h", "127.0.0.1", "-p", str(jmx_port(i)), *args],
+    return subprocess.run([os.path.join(HOME, "bin", "nodetool"), "-h", NET.jmx_host(i), "-p", str(jmx_port(i)), *args],
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -275,8 +284,8 @@ def wait_until_up(st, n, procs, timeout):
 def busy_ports(a):
     busy = [f"{ip(k)}:{port}" for k in range(1, a.nodes + 1) for port in (CQL_PORT, STORAGE_PORT)
             if port_open(ip(k), port)]
-    if not a.no_cold_tier and port_open("127.0.0.1", COLD_PORT):
-        busy.append(f"127.0.0.1:{COLD_PORT} (cold tier)")
+    if not a.no_cold_tier and port_open(NET.cold_host, COLD_PORT):
+        busy.append(f"{NET.cold_host}:{COLD_PORT} (cold tier)")
     return busy
 
 
@@ -300,21 +309,36 @@ def cmd_start(a):
         die(f"--nodes {a.nodes}: allowed 1..{MAX_NODES}", 2)
     if not 1 <= a.num_tokens <= 256:
         die(f"--num-tokens {a.num_tokens}: allowed 1..256", 2)
+    if a.netns:
+        global NET
+        NET = netns.Namespaces()
+        try:
+            NET.check_capability()
+            busy = [ns for ns in netns.leftovers()[0] if netns.pids_in(ns)]
+            if busy:
+                die(f"--netns: namespace {busy[0]} has processes {netns.pids_in(busy[0])}: another --netns cluster "
+                    f"(another ELECT_RUN_DIR?) runs; stop it first")
+            netns.teardown(log)  # leftovers of a crashed run: start from nothing
+            NET.setup(a.nodes)
+        except netns.NetnsError as e:
+            die(f"--netns: {e}")
+        log(f"netns: {NET.describe(a.nodes)}")
     wait_for_free_ports(a)
     if os.environ.get("ELECT_SKIP_BUILD") != "1":  # set by the integration tests, which run inside Maven
         subprocess.run([os.path.join(HOME, "scripts", "build")], check=True)
     if a.fresh and os.path.isdir(CLUSTER):
         shutil.rmtree(CLUSTER)
     os.makedirs(CLUSTER, exist_ok=True)
-    st = {"version": 1, "nodes": {}, "n": a.nodes, "heap": a.heap, "cold_tier": None, "started": time.time()}
+    st = {"version": 1, "nodes": {}, "n": a.nodes, "heap": a.heap, "cold_tier": None, "started": time.time(),
+          "net": NET.name}
     save_state(st)
     t0 = time.time()
     if not a.no_cold_tier:
-        st["cold_tier"] = {"pid": start_cold_tier(), "endpoint": f"http://127.0.0.1:{COLD_PORT}", "dir": COLD_DIR}
+        st["cold_tier"] = {"pid": start_cold_tier(), "endpoint": f"http://{NET.cold_host}:{COLD_PORT}", "dir": COLD_DIR}
         save_state(st)
         if a.cold_latency_ms:
             st["cold_tier"]["proxy_pid"] = start_cold_proxy(a.cold_latency_ms)
-            st["cold_tier"]["endpoint"] = f"http://127.0.0.1:{COLD_PROXY_PORT}"
+            st["cold_tier"]["endpoint"] = f"http://{NET.cold_host}:{COLD_PROXY_PORT}"
             st["cold_tier"]["latency_ms"] = a.cold_latency_ms
             save_state(st)
     template = os.path.abspath(a.config)
@@ -329,12 +353,12 @@ def cmd_start(a):
         with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # may hold keystore passwords
             f.write(node_config(template, k, a.nodes, not a.no_cold_tier, (tls_settings(k) if a.tls else []) + a.set,
                                 COLD_PROXY_PORT if a.cold_latency_ms and not a.no_cold_tier else None, a.num_tokens))
-    log(f"starting {a.nodes} node(s) on 127.0.0.1..{a.nodes} (heap {a.heap}, data under {CLUSTER}"
+    log(f"starting {a.nodes} node(s) on {NET.describe(a.nodes)} (heap {a.heap}, data under {CLUSTER}"
         + (", TLS on the internode and ELECT ports)" if a.tls else ")"))
     for k in range(1, a.nodes + 1):
         procs[k] = start_node(st, k, a.heap)
     wait_until_up(st, a.nodes, procs, a.timeout)
-    log(f"cluster up: {a.nodes} node(s) UN in {time.time() - t0:.0f} s; CQL on 127.0.0.1..{a.nodes}:{CQL_PORT}"
+    log(f"cluster up: {a.nodes} node(s) UN in {time.time() - t0:.0f} s; CQL on {ip(1)}..{a.nodes}:{CQL_PORT}"
         + ("" if a.no_cold_tier else f"; cold tier at {st['cold_tier']['endpoint']}"
            + (f" (+{a.cold_latency_ms} ms per request)" if a.cold_latency_ms else "")))
 
@@ -356,6 +380,7 @@ def stop_pid(pid, marker, what, grace):
 def cmd_stop(a):
     st = load_state()
     if not st:
+        netns.teardown(log)  # namespaces of a run whose state is gone (e.g. a crash during start), by name
         log("nothing to stop")
         return
     nodes = st.get("nodes", {})
@@ -373,6 +398,7 @@ def cmd_stop(a):
         stop_pid(ct["pid"], ct["dir"], "cold tier", 20)  # in case the launcher could not
         log(f"cold tier stopped (pid {ct['pid']})" + ("" if r.returncode == 0 else f": {r.stderr.strip()}"))
     os.remove(STATE)
+    netns.teardown(log)  # ours by name, also leftovers of an earlier crashed run; a loopback cluster has none
     log("cluster stopped; data kept under " + CLUSTER + " (scripts/elect-cluster wipe removes it)")
 
 
@@ -398,21 +424,29 @@ def cmd_status(a):
     for k in range(1, st["n"] + 1):
         v = nodes.get(k)
         rows.append({"node": k, "ip": ip(k), "pid": v["pid"] if v else None, "running": bool(v),
-                     "cql": port_open(ip(k), CQL_PORT) if v else False, "jmx_port": jmx_port(k),
+                     "cql": port_open(ip(k), CQL_PORT) if v else False, "jmx": f"{NET.jmx_host(k)}:{jmx_port(k)}",
+                     "jmx_port": jmx_port(k),
                      "ring": (view or {}).get(ip(k), "?")})
     if a.json:
-        print(json.dumps({"running": True, "nodes": rows, "cold_tier": ct}))
+        print(json.dumps({"running": True, "net": NET.name, "nodes": rows, "cold_tier": ct}))
         return 0
     print(f"{'node':<5} {'address':<11} {'pid':>8} {'state':<8} {'ring':<5} {'cql':<4} jmx")
     for r in rows:
         print(f"{r['node']:<5} {r['ip']:<11} {str(r['pid'] or '-'):>8} {'running' if r['running'] else 'stopped':<8} "
-              f"{r['ring']:<5} {'up' if r['cql'] else 'down':<4} {r['jmx_port']}")
+              f"{r['ring']:<5} {'up' if r['cql'] else 'down':<4} {r['jmx']}")
+    if NET.name == "netns":
+        print(f"network: {NET.describe(st['n'])}")
     print(f"cold tier: {'running, pid %d, %s' % (ct['pid'], ct['endpoint']) if ct else 'not running'}")
     return 0
 
 
 def cmd_nodetool(a):
-    os.execv(os.path.join(HOME, "bin", "nodetool"), ["nodetool", "-h", "127.0.0.1", "-p", str(jmx_port(a.node)), *a.args])
+    os.execv(os.path.join(HOME, "bin", "nodetool"), ["nodetool", "-h", NET.jmx_host(a.node), "-p", str(jmx_port(a.node)), *a.args])
+
+
+def cmd_electtool(a):
+    os.execv(os.path.join(HOME, "bin", "electtool"),
+             ["electtool", "-h", NET.jmx_host(a.node), "-p", str(jmx_port(a.node)), *a.args])
 
 
 def cmd_cqlsh(a):
@@ -499,6 +533,9 @@ def main():
     s.add_argument("--num-tokens", type=int, default=1, metavar="N",
                    help="vnodes: N tokens per node, interleaved and evenly spaced (default 1)")
     s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
+    s.add_argument("--netns", action="store_true",
+                   help="each node in its own network namespace with address 198.18.0.I (a bridge 198.18.0.254 on "
+                        "this host for clients and the cold tier; nothing leaves the machine); needs root")
     s.add_argument("--timeout", type=int, default=240)
     s.add_argument("--wait-for-ports", type=int, default=0, metavar="SECONDS",
                    help="wait that long for ports held by another local cluster to be released")
@@ -513,6 +550,10 @@ def main():
     s.add_argument("node", type=int)
     s.add_argument("args", nargs=argparse.REMAINDER)
     s.set_defaults(fn=cmd_nodetool)
+    s = sub.add_parser("electtool", help="bin/electtool against node I (its JMX address and port)")
+    s.add_argument("node", type=int)
+    s.add_argument("args", nargs=argparse.REMAINDER)
+    s.set_defaults(fn=cmd_electtool)
     s = sub.add_parser("cqlsh", help="cqlsh to node I (default 1)")
     s.add_argument("node", type=int, nargs="?", default=1)
     s.add_argument("args", nargs=argparse.REMAINDER)
@@ -533,6 +574,10 @@ def main():
     s = sub.add_parser("wipe", help="remove the stopped cluster's data")
     s.set_defaults(fn=cmd_wipe)
     a = p.parse_args()
+    global NET
+    st = load_state()
+    if a.cmd != "start" and st and st.get("net") == "netns":
+        NET = netns.Namespaces()
     sys.exit(a.fn(a) or 0)
 
 

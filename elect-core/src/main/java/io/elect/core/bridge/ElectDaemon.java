@@ -71,6 +71,16 @@ public final class ElectDaemon
         Bridge bridge = new Bridge(node);
         NodeHandoff.install(bridge);
 
+        try
+        {
+            // bin/elect --jmx-address: JMX on the node's own address instead of Cassandra's loopback-only JMX
+            AddressJmxServer.startIfConfigured();
+        }
+        catch (IOException | RuntimeException e)
+        {
+            fail("JMX on " + System.getProperty(AddressJmxServer.ADDRESS_PROPERTY) + ":" + System.getProperty(AddressJmxServer.PORT_PROPERTY)
+                 + " (--jmx-address, --jmx-port) did not start: " + e.getMessage());
+        }
         CassandraDaemon.main(args);
         try
         {

@@ -13,7 +13,7 @@ import io.elect.offload.s3.S3Credentials;
 /**
  * Command line for shell scripts:
  * <pre>
- *   S3ProxyCli start  --run-dir DIR [--port 9000] [--bucket elect] [--timeout-seconds 120]
+ *   S3ProxyCli start  --run-dir DIR [--host 127.0.0.1] [--port 9000] [--bucket elect] [--timeout-seconds 120]
  *   S3ProxyCli stop   --run-dir DIR
  *   S3ProxyCli status --run-dir DIR
  * </pre>
@@ -43,6 +43,7 @@ public final class S3ProxyCli
         String command = args[0];
         Path runDir = null;
         int port = 9000;
+        String host = S3ProxyLauncher.DEFAULT_HOST;
         String bucket = "elect";
         int timeoutSeconds = 120;
         try
@@ -57,6 +58,7 @@ public final class S3ProxyCli
                 {
                     case "--run-dir" -> runDir = Paths.get(v);
                     case "--port" -> port = Integer.parseInt(v);
+                    case "--host" -> host = v;
                     case "--bucket" -> bucket = v;
                     case "--timeout-seconds" -> timeoutSeconds = Integer.parseInt(v);
                     default -> {
@@ -76,7 +78,7 @@ public final class S3ProxyCli
             switch (command)
             {
                 case "start":
-                    return start(runDir, port, bucket, Duration.ofSeconds(timeoutSeconds), out);
+                    return start(runDir, host, port, bucket, Duration.ofSeconds(timeoutSeconds), out);
                 case "stop":
                     return stop(runDir, out);
                 case "status":
@@ -92,7 +94,7 @@ public final class S3ProxyCli
         }
     }
 
-    private static int start(Path runDir, int port, String bucket, Duration timeout, PrintStream out) throws IOException
+    private static int start(Path runDir, String host, int port, String bucket, Duration timeout, PrintStream out) throws IOException
     {
         Optional<S3ProxyHandle> running = S3ProxyLauncher.find(runDir);
         if (running.isPresent())
@@ -112,7 +114,7 @@ public final class S3ProxyCli
             credentials = S3Credentials.generate();
             credentials.writeFile(credFile);
         }
-        S3ProxyHandle h = S3ProxyLauncher.start(runDir, port, credentials, bucket, timeout);
+        S3ProxyHandle h = S3ProxyLauncher.start(runDir, host, port, credentials, bucket, timeout);
         out.println("s3proxy running pid=" + h.pid() + " endpoint=" + h.endpoint() + " bucket=" + h.bucket()
                     + " credentials=" + h.credentialsFile());
         return 0;
@@ -151,7 +153,7 @@ public final class S3ProxyCli
     private static int usage(PrintStream err, String problem)
     {
         err.println("s3proxy: " + problem);
-        err.println("usage: S3ProxyCli start --run-dir DIR [--port 9000] [--bucket elect] [--timeout-seconds 120]");
+        err.println("usage: S3ProxyCli start --run-dir DIR [--host 127.0.0.1] [--port 9000] [--bucket elect] [--timeout-seconds 120]");
         err.println("       S3ProxyCli stop --run-dir DIR");
         err.println("       S3ProxyCli status --run-dir DIR");
         return 2;

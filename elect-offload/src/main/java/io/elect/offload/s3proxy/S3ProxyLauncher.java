@@ -31,7 +31,8 @@ import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 
 /**
- * Starts S3Proxy 4.1.0 (filesystem backend) in its own JVM, bound to 127.0.0.1 only: its libraries clash
+ * Starts S3Proxy 4.1.0 (filesystem backend) in its own JVM, bound to one address (127.0.0.1 unless told
+ * otherwise, e.g. the address of a bridge that nodes in other network namespaces reach): its libraries clash
  * with Cassandra's, so it never shares our classpath. The jar is the self-contained
  * s3proxy-jar-with-dependencies, found by locateJar().
  *
@@ -39,7 +40,7 @@ import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException
  * <pre>
  *   s3proxy.properties  S3Proxy's configuration (mode 0600: it holds the secret)
  *   s3proxy.pid         PID of the S3Proxy JVM
- *   s3proxy.endpoint    endpoint=http://127.0.0.1:PORT and bucket=NAME lines
+ *   s3proxy.endpoint    endpoint=http://HOST:PORT and bucket=NAME lines
  *   s3proxy.log         its stdout and stderr
  *   credentials         access_key= / secret_key= lines (mode 0600), see S3Credentials
  *   data/               the objects (jclouds filesystem-nio2 layout: data/BUCKET/KEY)
@@ -54,6 +55,8 @@ public final class S3ProxyLauncher
     public static final String LOG_FILE = "s3proxy.log";
     public static final String CREDENTIALS_FILE = "credentials";
     public static final String DATA_DIR = "data";
+    /** The address S3Proxy listens on unless start() is given another. */
+    public static final String DEFAULT_HOST = "127.0.0.1";
     public static final String JAR_PROPERTY = "elect.s3proxy.jar";
     public static final String JAR_ENV = "ELECT_S3PROXY_JAR";
     /** Extra JVM options for the S3Proxy JVM, whitespace-separated (after our -Xmx512m, so they win). */
@@ -132,14 +135,26 @@ public final class S3ProxyLauncher
         return start(runDir, port, credentials, "elect", Duration.ofSeconds(120));
     }
 
-    /**
-     * Starts S3Proxy for runDir on 127.0.0.1:port (0: any free port) with these credentials, waits until it
-     * answers and bucket exists, and returns its handle. The process keeps running after this JVM exits;
-     * stop it with the handle (or find(runDir).stop()). On failure nothing is left running.
-     */
+    /** start(runDir, 127.0.0.1, port, credentials, bucket, timeout). */
     public static S3ProxyHandle start(Path runDir, int port, S3Credentials credentials, String bucket,
                                       Duration timeout) throws IOException
     {
+        return start(runDir, DEFAULT_HOST, port, credentials, bucket, timeout);
+    }
+
+    /**
+     * Starts S3Proxy for runDir on host:port (an IP literal of this machine; port 0: any free port on 127.0.0.1,
+     * so only with the default host) with these credentials, waits until it answers and bucket exists, and returns
+     * its handle. The process keeps running after this JVM exits; stop it with the handle (or
+     * find(runDir).stop()). On failure nothing is left running.
+     */
+    public static S3ProxyHandle start(Path runDir, String host, int port, S3Credentials credentials, String bucket,
+                                      Duration timeout) throws IOException
+    {
+        if (host == null || !host.matches("[0-9.]+|\\[[0-9a-fA-F:]+\\]"))
+            throw new IllegalArgumentException("host must be an IPv4 literal or a bracketed IPv6 literal, got '" + host + "'");
+        if (port == 0 && !host.equals(DEFAULT_HOST))
+            throw new IllegalArgumentException("port 0 (any free port) is only chosen on " + DEFAULT_HOST + "; give a port for " + host);
         if (runDir == null)
             throw new IllegalArgumentException("runDir must not be null");
         if (port < 0 || port > 65535)
@@ -154,7 +169,7 @@ public final class S3ProxyLauncher
             throw new IllegalStateException("S3Proxy already running for " + dir + ": " + running.get());
         Files.createDirectories(dir.resolve(DATA_DIR));
         int p = port == 0 ? freePort() : port;
-        URI endpoint = URI.create("http://127.0.0.1:" + p);
+        URI endpoint = URI.create("http://" + host + ":" + p);
         Path props = dir.resolve(PROPERTIES_FILE);
         writePrivate(props, "s3proxy.endpoint=" + endpoint + "\n"
                             + "s3proxy.authorization=aws-v2-or-v4\n"

@@ -88,6 +88,36 @@ public class S3ProxyCliIT
         assertTrue(err.toString().contains("port"), err.toString());
     }
 
+    /**
+     * --host binds S3Proxy to that address only (as a bridge address that nodes in other network namespaces reach):
+     * it answers there and not on 127.0.0.1; a host that is not an IP literal is refused, naming the option.
+     */
+    @Test
+    void listensOnTheGivenHostOnly() throws Exception
+    {
+        int port = S3ProxyLauncher.freePort();
+        assertEquals(0, cli("start", "--run-dir", runDir.toString(), "--host", "127.0.0.2", "--port", Integer.toString(port)), err.toString());
+        assertTrue(stdout().contains("endpoint=http://127.0.0.2:" + port), stdout());
+        assertTrue(answers("127.0.0.2", port));
+        assertFalse(answers("127.0.0.1", port), "S3Proxy also listens on 127.0.0.1:" + port);
+        assertEquals(0, cli("stop", "--run-dir", runDir.toString()));
+        assertEquals(1, cli("start", "--run-dir", runDir.toString(), "--host", "s3.example", "--port", Integer.toString(port)));
+        assertTrue(err.toString().contains("host must be an IPv4 literal"), err.toString());
+    }
+
+    private static boolean answers(String host, int port)
+    {
+        try (java.net.Socket s = new java.net.Socket())
+        {
+            s.connect(new java.net.InetSocketAddress(host, port), 1000);
+            return true;
+        }
+        catch (java.io.IOException e)
+        {
+            return false;
+        }
+    }
+
     @Test
     void aStalePidFileIsNotKilled() throws Exception
     {
