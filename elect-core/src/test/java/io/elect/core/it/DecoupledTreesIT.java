@@ -3,9 +3,7 @@ package io.elect.core.it;
 import io.elect.core.bridge.ElectTables;
 
 import java.io.File;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -23,8 +21,6 @@ import javax.management.remote.JMXServiceURL;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.ExecutionInfo;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
@@ -83,14 +79,7 @@ class DecoupledTreesIT
     {
         Result r = cluster(1500, "start", "--nodes", String.valueOf(NODES), "--fresh", "--no-cold-tier", "--wait-for-ports", "900");
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
-        List<InetSocketAddress> contacts = new ArrayList<>();
-        for (int i = 1; i <= NODES; i++)
-            contacts.add(new InetSocketAddress("127.0.0." + i, 9042));
-        session = CqlSession.builder().addContactPoints(contacts).withLocalDatacenter("datacenter1")
-                            .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                                .build())
-                            .build();
+        session = LocalClusterScript.session(LocalClusterScript.loopback(NODES));
     }
 
     @AfterAll

@@ -52,6 +52,32 @@ public final class LocalClusterScript
      * Stripes of a storage report's "stripes" object (state name -> count) not in a terminal state (committed,
      * rolled_back): every other state is in flight, including states added later.
      */
+    /**
+     * A driver session to the CQL port (9042) of the given hosts, datacenter1, with a 60 s request timeout (nodes on
+     * this 2-core machine answer slowly while compacting or transitioning).
+     */
+    public static com.datastax.oss.driver.api.core.CqlSession session(List<String> hosts)
+    {
+        List<java.net.InetSocketAddress> contacts = new ArrayList<>();
+        for (String h : hosts)
+            contacts.add(new java.net.InetSocketAddress(h, 9042));
+        return com.datastax.oss.driver.api.core.CqlSession.builder().addContactPoints(contacts).withLocalDatacenter("datacenter1")
+                .withConfigLoader(com.datastax.oss.driver.api.core.config.DriverConfigLoader.programmaticBuilder()
+                        .withDuration(com.datastax.oss.driver.api.core.config.DefaultDriverOption.REQUEST_TIMEOUT,
+                                      java.time.Duration.ofSeconds(60))
+                        .build())
+                .build();
+    }
+
+    /** 127.0.0.1 .. 127.0.0.n */
+    public static List<String> loopback(int n)
+    {
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i <= n; i++)
+            out.add("127.0.0." + i);
+        return out;
+    }
+
     public static int inFlightStripes(com.fasterxml.jackson.databind.JsonNode stripes)
     {
         int open = 0;

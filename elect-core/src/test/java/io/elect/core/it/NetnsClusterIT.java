@@ -1,9 +1,7 @@
 package io.elect.core.it;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +10,6 @@ import java.util.stream.Stream;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -77,14 +73,10 @@ class NetnsClusterIT
         // Not a skip: a machine that cannot make namespaces fails here, and the script's message names what is missing.
         assertEquals(0, r.code(), "elect-cluster start --netns failed (it needs root: CAP_NET_ADMIN and CAP_SYS_ADMIN, "
                                   + "and iproute2's ip):\n" + r.output());
-        List<InetSocketAddress> contacts = new ArrayList<>();
+        List<String> hosts = new ArrayList<>();
         for (int i = 1; i <= NODES; i++)
-            contacts.add(new InetSocketAddress(address(i), 9042));
-        session = CqlSession.builder().addContactPoints(contacts).withLocalDatacenter("datacenter1")
-                            .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                                .build())
-                            .build();
+            hosts.add(address(i));
+        session = LocalClusterScript.session(hosts);
     }
 
     @AfterAll

@@ -3,7 +3,6 @@ package io.elect.core.it;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -11,8 +10,6 @@ import java.util.concurrent.CompletionStage;
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverException;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -77,14 +74,7 @@ class RecoveryIT
 
     private static CqlSession connect()
     {
-        List<InetSocketAddress> contacts = new ArrayList<>();
-        for (int i = 1; i <= 3; i++)
-            contacts.add(new InetSocketAddress("127.0.0." + i, 9042));
-        return CqlSession.builder().addContactPoints(contacts).withLocalDatacenter("datacenter1")
-                         .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                             .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                             .build())
-                         .build();
+        return LocalClusterScript.session(LocalClusterScript.loopback(3));
     }
 
     @AfterAll

@@ -1,10 +1,8 @@
 package io.elect.core.it;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -15,8 +13,6 @@ import java.util.stream.Stream;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -84,14 +80,7 @@ class TransitioningIT
                               "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5", "--set", "elect.primary_offload_min_age_seconds=0",
                               "--set", "elect.cold_read_rate=1000");
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
-        List<InetSocketAddress> contacts = new ArrayList<>();
-        for (int i = 1; i <= NODES; i++)
-            contacts.add(new InetSocketAddress("127.0.0." + i, 9042));
-        session = CqlSession.builder().addContactPoints(contacts).withLocalDatacenter("datacenter1")
-                            .withConfigLoader(DriverConfigLoader.programmaticBuilder()
-                                                                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-                                                                .build())
-                            .build();
+        session = LocalClusterScript.session(LocalClusterScript.loopback(NODES));
     }
 
     @AfterAll
