@@ -112,6 +112,18 @@ public final class ElectTool
         }
     }
 
+    /**
+     * Whether ELECT runs on the connected node; if not, says so on {@code out} (the node answers JMX: plain
+     * Cassandra, or ELECT still starting). Commands return exit code 1 then.
+     */
+    static boolean electRunning(JmxClient node, PrintStream out) throws Exception
+    {
+        if (node.isRegistered(io.elect.core.jmx.ElectNodeMBean.OBJECT_NAME))
+            return true;
+        out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        return false;
+    }
+
     private static int envPort()
     {
         String p = System.getenv("ELECT_JMX_PORT");

@@ -38,11 +38,8 @@ final class MetricsCommand implements ElectTool.Command
             else
                 prefix = a;
         }
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         String doc = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "MetricsJson");
         JsonNode all = new ObjectMapper().readTree(doc);
         if (json && prefix.isEmpty())

@@ -30,11 +30,8 @@ final class ReadsCommand implements ElectTool.Command
         for (String a : args)
             if (!a.equals("--json"))
                 throw new IllegalArgumentException("reads: unknown option '" + a + "' (--json)");
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         String doc = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "ReadsJson");
         if (args.contains("--json"))
         {

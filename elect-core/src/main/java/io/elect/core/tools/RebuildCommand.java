@@ -58,11 +58,8 @@ final class RebuildCommand implements ElectTool.Command
                                                               + "(0: unthrottled), --no-stream, --no-wait, --json)");
             }
         }
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         String first = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "startRebuild", new Object[]{ parallel, throttle, stream, keyspace },
                                             new String[]{ "int", "double", "boolean", String.class.getName() });
         if (!wait)

@@ -27,11 +27,8 @@ final class StatusCommand implements ElectTool.Command
     public int run(JmxClient node, List<String> args, PrintStream out) throws Exception
     {
         boolean json = args.contains("--json");
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("address", node.attribute(ElectNodeMBean.OBJECT_NAME, "Address"));
         s.put("elect_version", node.attribute(ElectNodeMBean.OBJECT_NAME, "ElectVersion"));

@@ -21,11 +21,8 @@ final class StorageCommand implements ElectTool.Command
     @Override
     public int run(JmxClient node, List<String> args, PrintStream out) throws Exception
     {
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         String json = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "StorageJson");
         if (args.contains("--json"))
         {

@@ -27,11 +27,8 @@ final class VerifyCommand implements ElectTool.Command
         for (String a : args)
             if (!a.equals("--json"))
                 throw new IllegalArgumentException("verify: unknown option '" + a + "' (--json)");
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         String doc = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "verify", new Object[0], new String[0]);
         JsonNode v = new ObjectMapper().readTree(doc);
         if (args.contains("--json"))

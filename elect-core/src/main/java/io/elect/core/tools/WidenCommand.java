@@ -75,11 +75,8 @@ final class WidenCommand implements ElectTool.Command
             out.println(REFUSAL);
             return 1;
         }
-        if (!node.isRegistered(ElectNodeMBean.OBJECT_NAME))
-        {
-            out.println("node at " + node.endpoint() + " is reachable but ELECT is not running on it (plain Cassandra, or still starting)");
+        if (!ElectTool.electRunning(node, out))
             return 1;
-        }
         String doc = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "widenPlan", new Object[]{ o.targetK() }, new String[]{ "int" });
         if (o.json())
             out.println(doc);
