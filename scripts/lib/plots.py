@@ -16,7 +16,7 @@ import os
 import statistics
 import sys
 
-SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered", "readpath", "tls")
+SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered", "readpath", "tls", "hotness")
 
 # One colour per system or backend, the same in every picture.
 COLOURS = {"c-isal": "#4d4d4d", "isal": "#1f77b4", "jerasure": "#ff7f0e", "java": "#2ca02c", "memcpy": "#bbbbbb",
@@ -496,9 +496,52 @@ def plot_tls(data, out):
     _save(fig, out, f"tls: mutual TLS 1.3 ({data.get('provider', '?')}) on the ELECT transport, {data['reps']} repetitions")
 
 
+def plot_hotness(data, out):
+    """Read p99 ELECT/plain per phase (median of the per-round ratios, min..max) with the 1.1x target, and the share
+    of the ELECT table's file reads by where the file's data was, per phase (stacked)."""
+    plt = _plt()
+    runs = data["runs"]
+    phases = [p for p in ("zipfian", "latest") if any(r["workload"] == p for r in runs)]
+    fig, (ax, ax_src) = plt.subplots(1, 2, figsize=(11, 4.2))
+    meds, lows, highs = [], [], []
+    for p in phases:
+        pl = [r for r in runs if r["workload"] == p and r["system"] == "plain"]
+        el = [r for r in runs if r["workload"] == p and r["system"] == "elect"]
+        rs = [e["read_p99_ms"] / b["read_p99_ms"] for b, e in zip(pl, el) if b.get("read_p99_ms") and e.get("read_p99_ms")]
+        meds.append(_med(rs) if rs else 0); lows.append(min(rs) if rs else 0); highs.append(max(rs) if rs else 0)
+    bars = ax.bar(range(len(phases)), meds, 0.5, yerr=_errs(meds, lows, highs), capsize=4, color=COLOURS["elect"])
+    _label_later(ax, bars, [f"{m:.2f}" for m in meds], highs)
+    ax.axhline(1.1, color="k", ls="--", lw=1.4, label="target <= 1.1")
+    ax.axhline(1.0, color="#999999", lw=0.8)
+    ax.set_xticks(range(len(phases)))
+    ax.set_xticklabels(phases)
+    ax.set_ylabel("read p99 ELECT / plain (per round; median, min..max)")
+    tr = data.get("transitioning", {})
+    ax.set_title(f"saving {100 * tr.get('saving', 0):.1f}% of target {100 * data['settings']['storage_saving_target']:g}%")
+    ax.legend(fontsize=8, loc="upper left")
+    _headroom(ax, 0.2)
+    classes = ("primary", "secondary", "encoded", "cold", "stub")
+    colours = {"primary": "#7f7f7f", "secondary": "#c7c7c7", "encoded": "#1f77b4", "cold": "#17becf", "stub": "#d62728"}
+    bottom = [0.0] * len(phases)
+    for c in classes:
+        vals = []
+        for p in phases:
+            tot = {k: sum(r["reads"][k] for r in runs if r["workload"] == p and "reads" in r) for k in classes}
+            n = sum(tot.values())
+            vals.append(100.0 * tot[c] / n if n else 0.0)
+        ax_src.bar(range(len(phases)), vals, 0.5, bottom=bottom, label=c, color=colours[c])
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax_src.set_xticks(range(len(phases)))
+    ax_src.set_xticklabels(phases)
+    ax_src.set_ylabel("% of the ELECT table's file reads")
+    ax_src.set_title("where reads were served from (electtool reads)")
+    ax_src.legend(fontsize=8, loc="lower right")
+    _save(fig, out, "hotness: default hotness settings, ELECT vs an all-replicated table")
+
+
 PLOTTERS = {"coding": plot_coding, "offload": plot_offload, "tsue": plot_tsue, "storage": plot_storage,
             "compare": plot_compare, "degraded": plot_degraded, "tiered": plot_tiered,
-            "readpath": plot_compare, "tls": plot_tls}  # readpath's records have compare's shape (systems plain, elect)
+            "readpath": plot_compare, "tls": plot_tls, "hotness": plot_hotness}  # readpath's records have compare's shape (systems plain, elect)
 assert set(PLOTTERS) == set(SUITES)
 
 
