@@ -137,6 +137,22 @@ public final class NettyTransport extends AbstractTransport
         return security;
     }
 
+    /**
+     * The protocol and cipher suite of the open outgoing connection to {@code peer} ("plaintext" without TLS, "not
+     * connected" without a connection): for status reports and benchmarks.
+     */
+    public String describeConnection(Peer peer)
+    {
+        CompletableFuture<Channel> c = connections.get(peer);
+        if (c == null || !c.isDone() || c.isCompletedExceptionally() || !c.join().isActive())
+            return "not connected";
+        SslHandler ssl = c.join().pipeline().get(SslHandler.class);
+        if (ssl == null)
+            return "plaintext";
+        javax.net.ssl.SSLSession s = ssl.engine().getSession();
+        return s.getProtocol() + " " + s.getCipherSuite() + " (" + ssl.engine().getClass().getSimpleName() + ")";
+    }
+
     private static InetAddress bindAddressOf(String host)
     {
         try
