@@ -170,6 +170,7 @@ public final class NettyTransport extends AbstractTransport
     {
         SslHandler ssl = security.serverContext().newHandler(ch.alloc());
         ssl.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        ssl.setWrapDataSize(FrameWriter.SLICE); // one output buffer of records per written slice
         ssl.handshakeFuture().addListener((Future<? super Channel> f) -> {
             if (!f.isSuccess())
             {
@@ -185,6 +186,7 @@ public final class NettyTransport extends AbstractTransport
     {
         SslHandler ssl = security.clientContext().newHandler(ch.alloc(), peer.host(), peer.port());
         ssl.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        ssl.setWrapDataSize(FrameWriter.SLICE);
         SSLEngine engine = ssl.engine();
         SSLParameters params = engine.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
@@ -235,7 +237,7 @@ public final class NettyTransport extends AbstractTransport
             pending.put(id, result);
             result.whenComplete((r, x) -> pending.remove(id));
             metrics.requestsSent.incrementAndGet();
-            ch.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener((ChannelFutureListener) f -> {
+            FrameWriter.write(ch, Unpooled.wrappedBuffer(bytes), f -> {
                 if (!f.isSuccess())
                     result.completeExceptionally(new TransportException(TransportException.Reason.CONNECTION,
                                                                         "write to " + peer + " failed", f.cause()));
@@ -414,13 +416,12 @@ public final class NettyTransport extends AbstractTransport
                 ch.attr(REFUSED).set(Boolean.TRUE);
                 metrics.refusedCallers.incrementAndGet();
                 refusalLog.warn("ELECT transport: refused a request from {}: {}; closing the connection", caller, refusal);
-                ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(Dispatcher.error(f, "refused: " + refusal), options.maxFrameBytes())))
-                  .addListener(ChannelFutureListener.CLOSE);
+                FrameWriter.write(ch, encodeReply(ch, Dispatcher.error(f, "refused: " + refusal)), ChannelFutureListener.CLOSE);
                 return;
             }
             dispatcher.dispatch(f, caller, resp -> {
                 if (ch.isActive())
-                    ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(resp, options.maxFrameBytes())));
+                    FrameWriter.write(ch, encodeReply(ch, resp), null);
             });
         }
 
@@ -429,6 +430,19 @@ public final class NettyTransport extends AbstractTransport
         {
             logger.debug("ELECT transport: server connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
+        }
+    }
+
+    /** A reply in a direct buffer; one too large for the frame limit becomes an ERROR saying so (the caller must not wait). */
+    private ByteBuf encodeReply(Channel ch, Frame reply)
+    {
+        try
+        {
+            return FrameWriter.encode(ch.alloc(), reply, options.maxFrameBytes());
+        }
+        catch (IllegalArgumentException e)
+        {
+            return FrameWriter.encode(ch.alloc(), Dispatcher.error(reply, "response too large: " + e.getMessage()), options.maxFrameBytes());
         }
     }
 
