@@ -30,7 +30,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -104,7 +103,7 @@ public final class NettyTransport extends AbstractTransport
                                                       {
                                                           if (security.tls())
                                                               ch.pipeline().addLast(serverTls(ch));
-                                                          ch.pipeline().addLast(new Decoder(), new ServerHandler());
+                                                          ch.pipeline().addLast(new FrameDecoder(options.maxFrameBytes(), metrics, logger), new ServerHandler());
                                                       }
                                                   });
         try
@@ -265,7 +264,7 @@ public final class NettyTransport extends AbstractTransport
                 protected void initChannel(SocketChannel ch)
                 {
                     ch.attr(PENDING).set(new ConcurrentHashMap<>());
-                    ch.pipeline().addLast(new Decoder(), new ClientHandler());
+                    ch.pipeline().addLast(new FrameDecoder(options.maxFrameBytes(), metrics, logger), new ClientHandler());
                 }
             }).connect(peer.host(), peer.port()).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess())
@@ -338,60 +337,6 @@ public final class NettyTransport extends AbstractTransport
         if (pending != null)
             for (CompletableFuture<byte[]> f : List.copyOf(pending.values()))
                 f.completeExceptionally(e);
-    }
-
-    /** Length-prefixed frames, validated; the first malformed frame closes the connection. */
-    private final class Decoder extends ByteToMessageDecoder
-    {
-        private boolean failed;
-
-        @Override
-        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
-        {
-            if (failed)
-            {
-                in.skipBytes(in.readableBytes());
-                return;
-            }
-            try
-            {
-                if (in.readableBytes() < FrameCodec.LENGTH_FIELD)
-                    return;
-                long length = in.getUnsignedInt(in.readerIndex());
-                FrameCodec.checkLength(length, options.maxFrameBytes());
-                if (in.readableBytes() < FrameCodec.LENGTH_FIELD + length)
-                    return;
-                in.skipBytes(FrameCodec.LENGTH_FIELD);
-                byte[] body = new byte[(int) length];
-                in.readBytes(body);
-                out.add(FrameCodec.decodeBody(body));
-            }
-            catch (MalformedFrameException e)
-            {
-                reject(ctx, e.getMessage());
-                in.skipBytes(in.readableBytes());
-            }
-        }
-
-        /** The peer closed the connection in the middle of a frame: that frame is malformed (truncated). */
-        @Override
-        protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
-        {
-            decode(ctx, in, out);
-            if (!failed && in.isReadable())
-            {
-                reject(ctx, "truncated frame: " + in.readableBytes() + " bytes before end of stream");
-                in.skipBytes(in.readableBytes());
-            }
-        }
-
-        private void reject(ChannelHandlerContext ctx, String why)
-        {
-            failed = true;
-            metrics.malformedFrames.incrementAndGet();
-            logger.warn("ELECT transport: malformed frame from {} ({}); closing the connection", ctx.channel().remoteAddress(), why);
-            ctx.close();
-        }
     }
 
     private final class ServerHandler extends SimpleChannelInboundHandler<Frame>
