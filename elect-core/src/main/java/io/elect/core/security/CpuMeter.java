@@ -62,6 +62,18 @@ final class CpuMeter
         return out;
     }
 
+    /**
+     * CPU nanoseconds of the Java threads alive at {@code b} between the samples: the work itself (transport, handlers,
+     * the bench's threads) without JIT compilation and GC, which on short runs are mostly noise.
+     */
+    static long javaThreads(Sample a, Sample b)
+    {
+        long sum = 0;
+        for (Map.Entry<Long, Long> e : b.threadNanos().entrySet())
+            sum += Math.max(0, e.getValue() - a.threadNanos().getOrDefault(e.getKey(), 0L));
+        return sum;
+    }
+
     static String group(String threadName)
     {
         return threadName.replaceAll("[-#\\s]*\\d+([-#\\s]+\\d+)*$", "");
