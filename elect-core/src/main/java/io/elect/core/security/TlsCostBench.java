@@ -81,6 +81,9 @@ public final class TlsCostBench
         Mode plain = mode("plain", null, work, members, data, len, pw);
         Mode tls = mode("tls", work.resolve("tls"), work, members, data, len, pw);
         Map<String, List<Double>> mbps = new LinkedHashMap<>(), p50 = new LinkedHashMap<>(), p99 = new LinkedHashMap<>();
+        Map<String, List<Double>> cpuPerMb = new LinkedHashMap<>(), cpuPerRead = new LinkedHashMap<>();
+        Map<String, List<Double>> thrPerMb = new LinkedHashMap<>(), thrPerRead = new LinkedHashMap<>();
+        Map<String, Map<String, List<Double>>> cpuByThreads = new LinkedHashMap<>();
         for (Mode m : List.of(plain, tls))
         {
             build(m, work, len); // warm-up: connections, handshakes, JIT
@@ -88,19 +91,39 @@ public final class TlsCostBench
             mbps.put(m.name(), new ArrayList<>());
             p50.put(m.name(), new ArrayList<>());
             p99.put(m.name(), new ArrayList<>());
+            cpuPerMb.put(m.name(), new ArrayList<>());
+            cpuPerRead.put(m.name(), new ArrayList<>());
+            thrPerMb.put(m.name(), new ArrayList<>());
+            thrPerRead.put(m.name(), new ArrayList<>());
+            cpuByThreads.put(m.name(), new LinkedHashMap<>());
         }
+        double dataMb = 2.0 * len / (1 << 20);
         for (int r = 0; r < reps; r++)
         {
             for (Mode m : r % 2 == 0 ? List.of(plain, tls) : List.of(tls, plain))
             {
+                CpuMeter.Sample c0 = CpuMeter.sample();
                 mbps.get(m.name()).add(build(m, work, len));
+                CpuMeter.Sample c1 = CpuMeter.sample();
                 double[] lat = degraded(m, reads, len, rnd);
+                CpuMeter.Sample c2 = CpuMeter.sample();
                 p50.get(m.name()).add(lat[0]);
                 p99.get(m.name()).add(lat[1]);
-                System.err.printf("rep %d %-5s transitioning %.1f MB/s, degraded read p50 %.2f ms p99 %.2f ms%n", r, m.name(),
-                                  mbps.get(m.name()).get(r), lat[0], lat[1]);
+                double msPerMb = c1.processNanos() - c0.processNanos();
+                msPerMb = msPerMb / 1e6 / dataMb;
+                double msPerRead = (c2.processNanos() - c1.processNanos()) / 1e6 / reads;
+                cpuPerMb.get(m.name()).add(msPerMb);
+                cpuPerRead.get(m.name()).add(msPerRead);
+                thrPerMb.get(m.name()).add(CpuMeter.javaThreads(c0, c1) / 1e6 / dataMb);
+                thrPerRead.get(m.name()).add(CpuMeter.javaThreads(c1, c2) / 1e6 / reads);
+                for (Map.Entry<String, Long> e : CpuMeter.byGroup(c0, c1).entrySet())
+                    cpuByThreads.get(m.name()).computeIfAbsent(e.getKey(), x -> new ArrayList<>()).add(e.getValue() / 1e6 / dataMb);
+                System.err.printf("rep %d %-5s transitioning %.1f MB/s (cpu %.2f ms/MB %s), degraded read p50 %.2f ms p99 %.2f ms (cpu %.3f ms/read)%n",
+                                  r, m.name(), mbps.get(m.name()).get(r), msPerMb, CpuMeter.byGroup(c0, c1), lat[0], lat[1], msPerRead);
             }
         }
+        String session = m0Session(tls);
+        System.err.println("tls session: " + session);
         plain.close();
         tls.close();
         Map<String, Object> doc = new LinkedHashMap<>();
@@ -108,23 +131,46 @@ public final class TlsCostBench
         doc.put("reps", reps);
         doc.put("degraded_reads_per_rep", reads);
         doc.put("provider", TlsContexts.provider().toString());
+        doc.put("session", session);
         for (String n : List.of("plain", "tls"))
         {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("transitioning_mb_s", mbps.get(n));
             m.put("degraded_read_p50_ms", p50.get(n));
             m.put("degraded_read_p99_ms", p99.get(n));
+            m.put("transitioning_cpu_ms_per_mb", cpuPerMb.get(n));
+            m.put("degraded_read_cpu_ms_per_read", cpuPerRead.get(n));
+            m.put("transitioning_thread_cpu_ms_per_mb", thrPerMb.get(n));
+            m.put("degraded_read_thread_cpu_ms_per_read", thrPerRead.get(n));
+            Map<String, Object> groups = new LinkedHashMap<>();
+            for (Map.Entry<String, List<Double>> e : cpuByThreads.get(n).entrySet())
+                groups.put(e.getKey(), median(e.getValue()));
+            m.put("transitioning_cpu_ms_per_mb_by_threads_median", groups);
             doc.put(n, m);
         }
         doc.put("tls_over_plain_transitioning_throughput_median", median(ratios(mbps.get("tls"), mbps.get("plain"))));
         doc.put("tls_over_plain_degraded_p50_median", median(ratios(p50.get("tls"), p50.get("plain"))));
         doc.put("tls_over_plain_degraded_p99_median", median(ratios(p99.get("tls"), p99.get("plain"))));
-        doc.put("ratio_ranges", Map.of("throughput", range(ratios(mbps.get("tls"), mbps.get("plain"))),
+        doc.put("tls_over_plain_transitioning_cpu_per_mb_median", median(ratios(cpuPerMb.get("tls"), cpuPerMb.get("plain"))));
+        doc.put("tls_over_plain_degraded_cpu_per_read_median", median(ratios(cpuPerRead.get("tls"), cpuPerRead.get("plain"))));
+        doc.put("tls_over_plain_transitioning_thread_cpu_per_mb_median", median(ratios(thrPerMb.get("tls"), thrPerMb.get("plain"))));
+        doc.put("tls_over_plain_degraded_thread_cpu_per_read_median", median(ratios(thrPerRead.get("tls"), thrPerRead.get("plain"))));
+        doc.put("ratio_ranges", Map.of("thread_cpu_per_mb", range(ratios(thrPerMb.get("tls"), thrPerMb.get("plain"))),
+                                       "thread_cpu_per_read", range(ratios(thrPerRead.get("tls"), thrPerRead.get("plain"))),
+                                       "cpu_per_mb", range(ratios(cpuPerMb.get("tls"), cpuPerMb.get("plain"))),
+                                       "cpu_per_read", range(ratios(cpuPerRead.get("tls"), cpuPerRead.get("plain"))),
+                                       "throughput", range(ratios(mbps.get("tls"), mbps.get("plain"))),
                                        "p50", range(ratios(p50.get("tls"), p50.get("plain"))),
                                        "p99", range(ratios(p99.get("tls"), p99.get("plain")))));
         System.out.println(Json.write(doc));
         if (json != null)
             Files.writeString(json, Json.write(doc) + "\n");
+    }
+
+    /** The cipher suite and protocol of node C's client connection to node A (the reads' path), for the record. */
+    static String m0Session(Mode m)
+    {
+        return m.c().describeConnection(m.a().localPeer());
     }
 
     static Mode mode(String name, Path tlsDir, Path work, List<Path> members, Path data, long len, String pw) throws Exception

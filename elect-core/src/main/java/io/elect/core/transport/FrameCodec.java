@@ -68,24 +68,38 @@ public final class FrameCodec
     {
         if (body.length < OVERHEAD)
             throw new MalformedFrameException("frame body of " + body.length + " bytes < " + OVERHEAD);
-        ByteBuffer b = ByteBuffer.wrap(body);
+        CRC32C crc = new CRC32C();
+        crc.update(body, 0, body.length - 4);
+        return decodeParts(java.util.Arrays.copyOf(body, HEADER), java.util.Arrays.copyOfRange(body, HEADER, body.length - 4),
+                           ByteBuffer.wrap(body).getInt(body.length - 4), (int) crc.getValue());
+    }
+
+    /** Bytes after the length field before the payload: magic 2, version 1, kind 1, id 8, verb 2. */
+    public static final int HEADER = 14;
+
+    /**
+     * Validates a frame received in parts and builds it, with the checks (and their order) of {@link #decodeBody}:
+     * {@code header} is the {@value #HEADER} bytes after the length field, {@code payload} the payload (kept, not
+     * copied), {@code crcOnWire} the trailing field, {@code crcComputed} the CRC32C of header and payload.
+     *
+     * @throws MalformedFrameException on a bad magic, version, kind or checksum
+     */
+    public static Frame decodeParts(byte[] header, byte[] payload, int crcOnWire, int crcComputed)
+    {
+        ByteBuffer b = ByteBuffer.wrap(header);
         int magic = b.getShort() & 0xffff;
         if (magic != MAGIC)
             throw new MalformedFrameException(String.format("bad magic 0x%04x", magic));
         int version = b.get() & 0xff;
         if (version != VERSION)
             throw new MalformedFrameException("unsupported frame version " + version);
-        CRC32C crc = new CRC32C();
-        crc.update(body, 0, body.length - 4);
-        if (b.getInt(body.length - 4) != (int) crc.getValue())
+        if (crcOnWire != crcComputed)
             throw new MalformedFrameException("CRC32C mismatch");
         Frame.Kind kind = Frame.Kind.ofCode(b.get() & 0xff);
         if (kind == null)
-            throw new MalformedFrameException("unknown frame kind " + (body[3] & 0xff));
+            throw new MalformedFrameException("unknown frame kind " + (header[3] & 0xff));
         long id = b.getLong();
         int verb = b.getShort() & 0xffff;
-        byte[] payload = new byte[body.length - OVERHEAD];
-        b.get(payload);
         return new Frame(kind, id, verb, payload);
     }
 

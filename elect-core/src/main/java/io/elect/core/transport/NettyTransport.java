@@ -30,7 +30,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -104,7 +103,7 @@ public final class NettyTransport extends AbstractTransport
                                                       {
                                                           if (security.tls())
                                                               ch.pipeline().addLast(serverTls(ch));
-                                                          ch.pipeline().addLast(new Decoder(), new ServerHandler());
+                                                          ch.pipeline().addLast(new FrameDecoder(options.maxFrameBytes(), metrics, logger), new ServerHandler());
                                                       }
                                                   });
         try
@@ -137,6 +136,22 @@ public final class NettyTransport extends AbstractTransport
         return security;
     }
 
+    /**
+     * The protocol and cipher suite of the open outgoing connection to {@code peer} ("plaintext" without TLS, "not
+     * connected" without a connection): for status reports and benchmarks.
+     */
+    public String describeConnection(Peer peer)
+    {
+        CompletableFuture<Channel> c = connections.get(peer);
+        if (c == null || !c.isDone() || c.isCompletedExceptionally() || !c.join().isActive())
+            return "not connected";
+        SslHandler ssl = c.join().pipeline().get(SslHandler.class);
+        if (ssl == null)
+            return "plaintext";
+        javax.net.ssl.SSLSession s = ssl.engine().getSession();
+        return s.getProtocol() + " " + s.getCipherSuite() + " (" + ssl.engine().getClass().getSimpleName() + ")";
+    }
+
     private static InetAddress bindAddressOf(String host)
     {
         try
@@ -154,6 +169,7 @@ public final class NettyTransport extends AbstractTransport
     {
         SslHandler ssl = security.serverContext().newHandler(ch.alloc());
         ssl.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        ssl.setWrapDataSize(FrameWriter.SLICE); // one output buffer of records per written slice
         ssl.handshakeFuture().addListener((Future<? super Channel> f) -> {
             if (!f.isSuccess())
             {
@@ -169,6 +185,7 @@ public final class NettyTransport extends AbstractTransport
     {
         SslHandler ssl = security.clientContext().newHandler(ch.alloc(), peer.host(), peer.port());
         ssl.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        ssl.setWrapDataSize(FrameWriter.SLICE);
         SSLEngine engine = ssl.engine();
         SSLParameters params = engine.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
@@ -219,7 +236,7 @@ public final class NettyTransport extends AbstractTransport
             pending.put(id, result);
             result.whenComplete((r, x) -> pending.remove(id));
             metrics.requestsSent.incrementAndGet();
-            ch.writeAndFlush(Unpooled.wrappedBuffer(bytes)).addListener((ChannelFutureListener) f -> {
+            FrameWriter.write(ch, Unpooled.wrappedBuffer(bytes), f -> {
                 if (!f.isSuccess())
                     result.completeExceptionally(new TransportException(TransportException.Reason.CONNECTION,
                                                                         "write to " + peer + " failed", f.cause()));
@@ -247,7 +264,7 @@ public final class NettyTransport extends AbstractTransport
                 protected void initChannel(SocketChannel ch)
                 {
                     ch.attr(PENDING).set(new ConcurrentHashMap<>());
-                    ch.pipeline().addLast(new Decoder(), new ClientHandler());
+                    ch.pipeline().addLast(new FrameDecoder(options.maxFrameBytes(), metrics, logger), new ClientHandler());
                 }
             }).connect(peer.host(), peer.port()).addListener((ChannelFutureListener) f -> {
                 if (!f.isSuccess())
@@ -322,60 +339,6 @@ public final class NettyTransport extends AbstractTransport
                 f.completeExceptionally(e);
     }
 
-    /** Length-prefixed frames, validated; the first malformed frame closes the connection. */
-    private final class Decoder extends ByteToMessageDecoder
-    {
-        private boolean failed;
-
-        @Override
-        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
-        {
-            if (failed)
-            {
-                in.skipBytes(in.readableBytes());
-                return;
-            }
-            try
-            {
-                if (in.readableBytes() < FrameCodec.LENGTH_FIELD)
-                    return;
-                long length = in.getUnsignedInt(in.readerIndex());
-                FrameCodec.checkLength(length, options.maxFrameBytes());
-                if (in.readableBytes() < FrameCodec.LENGTH_FIELD + length)
-                    return;
-                in.skipBytes(FrameCodec.LENGTH_FIELD);
-                byte[] body = new byte[(int) length];
-                in.readBytes(body);
-                out.add(FrameCodec.decodeBody(body));
-            }
-            catch (MalformedFrameException e)
-            {
-                reject(ctx, e.getMessage());
-                in.skipBytes(in.readableBytes());
-            }
-        }
-
-        /** The peer closed the connection in the middle of a frame: that frame is malformed (truncated). */
-        @Override
-        protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
-        {
-            decode(ctx, in, out);
-            if (!failed && in.isReadable())
-            {
-                reject(ctx, "truncated frame: " + in.readableBytes() + " bytes before end of stream");
-                in.skipBytes(in.readableBytes());
-            }
-        }
-
-        private void reject(ChannelHandlerContext ctx, String why)
-        {
-            failed = true;
-            metrics.malformedFrames.incrementAndGet();
-            logger.warn("ELECT transport: malformed frame from {} ({}); closing the connection", ctx.channel().remoteAddress(), why);
-            ctx.close();
-        }
-    }
-
     private final class ServerHandler extends SimpleChannelInboundHandler<Frame>
     {
         @Override
@@ -398,13 +361,12 @@ public final class NettyTransport extends AbstractTransport
                 ch.attr(REFUSED).set(Boolean.TRUE);
                 metrics.refusedCallers.incrementAndGet();
                 refusalLog.warn("ELECT transport: refused a request from {}: {}; closing the connection", caller, refusal);
-                ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(Dispatcher.error(f, "refused: " + refusal), options.maxFrameBytes())))
-                  .addListener(ChannelFutureListener.CLOSE);
+                FrameWriter.write(ch, encodeReply(ch, Dispatcher.error(f, "refused: " + refusal)), ChannelFutureListener.CLOSE);
                 return;
             }
             dispatcher.dispatch(f, caller, resp -> {
                 if (ch.isActive())
-                    ch.writeAndFlush(Unpooled.wrappedBuffer(Dispatcher.encodeReply(resp, options.maxFrameBytes())));
+                    FrameWriter.write(ch, encodeReply(ch, resp), null);
             });
         }
 
@@ -413,6 +375,19 @@ public final class NettyTransport extends AbstractTransport
         {
             logger.debug("ELECT transport: server connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
+        }
+    }
+
+    /** A reply in a direct buffer; one too large for the frame limit becomes an ERROR saying so (the caller must not wait). */
+    private ByteBuf encodeReply(Channel ch, Frame reply)
+    {
+        try
+        {
+            return FrameWriter.encode(ch.alloc(), reply, options.maxFrameBytes());
+        }
+        catch (IllegalArgumentException e)
+        {
+            return FrameWriter.encode(ch.alloc(), Dispatcher.error(reply, "response too large: " + e.getMessage()), options.maxFrameBytes());
         }
     }
 
