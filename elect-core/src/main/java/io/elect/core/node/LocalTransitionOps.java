@@ -86,8 +86,37 @@ public final class LocalTransitionOps
         return snapshots.snapshot(t);
     }
 
+    /** Where STUB_INSTALL downloads a stub's components before installing them (one directory per install). */
+    static final String STUB_DOWNLOADS = "stub-tmp";
+
+    /**
+     * Removes stub downloads a crash interrupted (a SIGKILL during STUB_INSTALL skips its cleanup; found by
+     * TransitioningIT's crash test). Called before the verbs are registered, so no install is running; an interrupted
+     * install is never resumed from its download: the stripe's owner sends STUB_INSTALL again or rolls back. Returns
+     * how many downloads were removed.
+     */
+    static int clearInterruptedStubDownloads(Path stateDir) throws IOException
+    {
+        Path dir = stateDir.resolve(STUB_DOWNLOADS);
+        if (!Files.isDirectory(dir))
+            return 0;
+        int removed = 0;
+        try (java.util.stream.Stream<Path> s = Files.list(dir))
+        {
+            for (Path p : (Iterable<Path>) s::iterator)
+            {
+                Futures.deleteTree(p);
+                removed++;
+            }
+        }
+        return removed;
+    }
+
     void register() throws IOException
     {
+        int interrupted = clearInterruptedStubDownloads(node.stateDir());
+        if (interrupted > 0)
+            logger.info("removed {} stub downloads interrupted by a crash ({}/{})", interrupted, node.stateDir(), STUB_DOWNLOADS);
         // A node being rebuilt holds partial data: its snapshot would make the planner encode or offload against
         // bytes that are about to change, so rounds fail (and retry) until the rebuild is over.
         node.transport().register(Verbs.SNAPSHOT, p -> {
@@ -322,7 +351,7 @@ public final class LocalTransitionOps
         StripeState state = stripeState(req.stripeId());
         if (state == null || state == StripeState.ROLLING_BACK || state == StripeState.ROLLED_BACK)
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + (state == null ? "gone" : state) + ": no stub installed");
-        Path tmp = node.stateDir().resolve("stub-tmp").resolve(req.stripeId() + "-" + req.self());
+        Path tmp = node.stateDir().resolve(STUB_DOWNLOADS).resolve(req.stripeId() + "-" + req.self());
         Files.createDirectories(tmp);
         try
         {
