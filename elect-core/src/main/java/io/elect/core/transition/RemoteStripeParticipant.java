@@ -154,8 +154,8 @@ public final class RemoteStripeParticipant implements StripeParticipant
             calls.add(slow(peerOf.apply(m.node()), Verbs.STUB, req.encode()));
         }
         StubResult total = new StubResult(0, 0, 0, 0);
-        for (CompletableFuture<byte[]> c : calls)
-            total = total.plus(StubResult.decode(await(c, "STUB")));
+        for (byte[] answer : awaitAll(calls, "STUB"))
+            total = total.plus(StubResult.decode(answer));
         logger.info("stripe {}: stubs installed on {} secondaries", stripe.id(), total.secondaries());
     }
 
@@ -189,9 +189,9 @@ public final class RemoteStripeParticipant implements StripeParticipant
             calls.add(slow(peerOf.apply(node), verb, req));
         int stubs = 0;
         long before = 0, after = 0;
-        for (CompletableFuture<byte[]> c : calls)
+        for (byte[] answer : awaitAll(calls, Verbs.name(verb)))
         {
-            StubCount n = StubCount.decode(await(c, Verbs.name(verb)));
+            StubCount n = StubCount.decode(answer);
             stubs += n.stubs();
             before += n.bytesBefore();
             after += n.bytesAfter();
@@ -219,8 +219,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
         for (int j = 0; j < stripe.m(); j++)
             calls.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
                                         new DropParityRequest(tableOf(stripe), stripe.id().toString(), j).encode()));
-        for (CompletableFuture<byte[]> c : calls)
-            await(c, "DROP_PARITY");
+        awaitAll(calls, "DROP_PARITY");
         forEachMember(stripe, Verbs.ROLLBACK);
         described.remove(stripe.id());
     }
@@ -232,8 +231,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
             if (!m.isVirtual())
                 calls.add(transport.request(peerOf.apply(m.node()), verb,
                                             new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
-        for (CompletableFuture<byte[]> c : calls)
-            await(c, Verbs.name(verb));
+        awaitAll(calls, Verbs.name(verb));
     }
 
     /** PIN every real member (idempotent) and remember where its files are; virtual members are null. */
@@ -248,11 +246,12 @@ public final class RemoteStripeParticipant implements StripeParticipant
             calls.add(m.isVirtual() ? null
                                     : transport.request(peerOf.apply(m.node()), Verbs.PIN,
                                                         new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
+        List<byte[]> answers = awaitAll(calls, "PIN");
         for (int i = 0; i < calls.size(); i++)
         {
             if (calls.get(i) == null)
                 continue;
-            infos[i] = MemberInfo.decode(await(calls.get(i), "PIN"));
+            infos[i] = MemberInfo.decode(answers.get(i));
             long expected = stripe.members().get(i).realBytes();
             if (infos[i].checksums().length() != expected)
                 throw new IllegalStateException("stripe " + stripe.id() + " member " + i + " (" + stripe.members().get(i).sstable()
@@ -294,9 +293,43 @@ public final class RemoteStripeParticipant implements StripeParticipant
             calls.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.BUILD_PARITY,
                            new BuildParityRequest(tableOf(stripe), stripe.id().toString(), pending, j, cold).encode()));
         List<ParityInfo> out = new ArrayList<>();
-        for (CompletableFuture<byte[]> c : calls)
-            out.add(ParityInfo.decode(await(c, "BUILD_PARITY")));
+        for (byte[] answer : awaitAll(calls, "BUILD_PARITY"))
+            out.add(ParityInfo.decode(answer));
         return out;
+    }
+
+    /**
+     * Waits for EVERY call (null entries are skipped and answer null) and only then fails with the first failure, so a
+     * fan-out that throws has nothing of its own still in flight: the state machine's retry of a phase never overlaps
+     * a request of the attempt before it (a rollback's retried STUB_REMOVE raced its own first attempt in CI).
+     */
+    static List<byte[]> awaitAll(List<CompletableFuture<byte[]>> calls, String what)
+    {
+        List<byte[]> answers = new ArrayList<>(calls.size());
+        RuntimeException first = null;
+        for (CompletableFuture<byte[]> c : calls)
+        {
+            if (c == null)
+            {
+                answers.add(null);
+                continue;
+            }
+            try
+            {
+                answers.add(await(c, what));
+            }
+            catch (RuntimeException e)
+            {
+                answers.add(null);
+                if (first == null)
+                    first = e;
+                else
+                    first.addSuppressed(e);
+            }
+        }
+        if (first != null)
+            throw first;
+        return answers;
     }
 
     static byte[] await(CompletableFuture<byte[]> f, String what)

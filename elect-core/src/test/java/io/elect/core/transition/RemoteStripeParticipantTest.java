@@ -35,6 +35,8 @@ class RemoteStripeParticipantTest
     /** "verb@node", in the order the handlers ran. */
     private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
     private volatile String failStubRemoveOn;
+    /** A node whose STUB_REMOVE answers late: the failed fan-out must still wait for it. */
+    private volatile String slowStubRemoveOn;
 
     @AfterEach
     void close()
@@ -47,6 +49,8 @@ class RemoteStripeParticipantTest
         Transport t = new InMemoryTransport(network, new Peer(host, 7070), OPTS, PeerLiveness.ALWAYS);
         open.add(t);
         t.register(Verbs.STUB_REMOVE, p -> {
+            if (host.equals(slowStubRemoveOn))
+                sleep(300);
             calls.add("STUB_REMOVE@" + host);
             if (host.equals(failStubRemoveOn))
                 throw new IllegalStateException("injected: cannot remove stubs now");
@@ -79,12 +83,16 @@ class RemoteStripeParticipantTest
         RemoteStripeParticipant p = new RemoteStripeParticipant(coordinator, h -> new Peer(h, 7070), r -> false, () -> NODES);
 
         failStubRemoveOn = "10.0.0.2";
+        slowStubRemoveOn = "10.0.0.3";
         assertThrows(RuntimeException.class, () -> p.rollback(stripe()));
         assertTrue(calls.stream().noneMatch(c -> c.startsWith("DROP_PARITY") || c.startsWith("ROLLBACK")),
                    "a node still holding a stub keeps the parity it may decode from: " + calls);
+        assertEquals(3, calls.stream().filter(c -> c.startsWith("STUB_REMOVE")).count(),
+                     "a failed fan-out returns only after every node answered, so its retry cannot overlap it: " + calls);
 
         calls.clear();
         failStubRemoveOn = null;
+        slowStubRemoveOn = null;
         p.rollback(stripe());
         int lastStubRemove = -1, firstDrop = Integer.MAX_VALUE, firstRollback = Integer.MAX_VALUE, lastDrop = -1;
         for (int i = 0; i < calls.size(); i++)
@@ -103,5 +111,17 @@ class RemoteStripeParticipantTest
         assertEquals(3, calls.stream().filter(c -> c.startsWith("STUB_REMOVE")).count(), calls.toString());
         assertEquals(List.of("DROP_PARITY@10.0.0.3"), calls.stream().filter(c -> c.startsWith("DROP_PARITY")).toList());
         assertTrue(lastStubRemove < firstDrop && lastDrop < firstRollback, "stubs, then parity, then unfreeze: " + calls);
+    }
+
+    private static void sleep(long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 }
