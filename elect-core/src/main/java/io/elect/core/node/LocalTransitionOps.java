@@ -334,8 +334,8 @@ public final class LocalTransitionOps
             calls.add(node.transport().requestOnce(node.peer(replica), Verbs.STUB_INSTALL, install.encode(), 15 * 60_000L));
         }
         StubResult total = new StubResult(0, 0, 0, 0);
-        for (CompletableFuture<byte[]> c : calls)
-            total = total.plus(StubResult.decode(Futures.await(c)));
+        for (byte[] answer : Futures.awaitAll(calls))
+            total = total.plus(StubResult.decode(answer));
         return total;
     }
 
