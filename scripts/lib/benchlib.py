@@ -195,6 +195,7 @@ class Suite:
         reached, or None if it was not; the last report entry of table, or None)."""
         t0 = time.time()
         unreachable, failures, entry = 0, 0, None
+        self.last_report_stripes = {}
         while True:
             report = self.storage_report()
             if report is None:
@@ -204,6 +205,7 @@ class Suite:
             else:
                 failures = 0
                 stripes = report.get("stripes", {})
+                self.last_report_stripes = stripes
                 busy = in_flight(stripes)
                 entry = report_table(report, table) or entry
                 if entry is None:

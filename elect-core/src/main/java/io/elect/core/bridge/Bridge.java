@@ -22,6 +22,7 @@ public final class Bridge
     private final CassandraTables localTables = new CassandraTables(this);
     private final CassandraRing ring = new CassandraRing();
     private final ObsoleteScan obsolete = new ObsoleteScan();
+    private final ShadowScan shadows = new ShadowScan();
 
     public Bridge(ElectNode node)
     {
@@ -71,6 +72,12 @@ public final class Bridge
     ObsoleteScan obsolete()
     {
         return obsolete;
+    }
+
+    /** Which stripes' local files are fully shadowed (cached per SSTable). */
+    ShadowScan shadows()
+    {
+        return shadows;
     }
 
     public CassandraRing ring()

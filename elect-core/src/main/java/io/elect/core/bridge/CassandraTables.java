@@ -269,6 +269,36 @@ public final class CassandraTables implements LocalTables
         }
     }
 
+    @Override
+    public void retire(TableRef t, String id, String tag) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        SSTableReader r = live(cfs, id);
+        if (r == null)
+            return;
+        String owner = bridge.frozen().frozen(cfs).get(id);
+        if (!tag.equals(owner))
+            throw new IllegalStateException("sstable " + id + " of " + t + " is frozen under " + owner + ", not " + tag + ": not retired");
+        if (TieredSSTables.isTiered(r) && TieredSSTables.sidecar(r.descriptor).source() == TieredSidecar.Source.DECODED)
+            throw new IllegalStateException("sstable " + id + " of " + t + " is a stub, not a member");
+        SSTableHold held = SSTableHold.tryAcquire(cfs, r, OperationType.UNKNOWN);
+        if (held == null)
+            throw new IllegalStateException("member " + id + " of " + t + " is busy (compaction, purge or paused compactions); retry later");
+        try (held)
+        {
+            held.txn().obsoleteOriginals();
+            held.txn().finish();
+        }
+    }
+
+    @Override
+    public Map<String, Boolean> shadowedStripes(TableRef t) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        Map<String, Double> obsolete = bridge.obsolete().fractions(cfs, bridge.frozen()::isFrozen);
+        return bridge.shadows().stripes(cfs, bridge.frozen().frozen(cfs), obsolete, bridge.node().clock());
+    }
+
     /**
      * Installs data + components as a new frozen LOCAL SSTable (big format), crash-safe the way stubs are (registered
      * NEW in a lifecycle transaction before its first file), frozen under the tag before it is opened, with

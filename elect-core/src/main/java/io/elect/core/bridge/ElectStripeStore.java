@@ -119,15 +119,21 @@ public final class ElectStripeStore implements StripeStore
     @Override
     public boolean delete(StripeId id)
     {
-        UntypedResultSet rs = run("DELETE FROM " + T + " WHERE id = ? IF state = ?", write, id(id),
-                                  Int32Type.instance.decompose(StripeState.ROLLED_BACK.code));
-        UntypedResultSet.Row row = rs.one();
-        if (row.getBoolean("[applied]"))
-            return true;
-        if (!row.has("state"))
-            return false; // no such row
+        // one conditional delete per removable state: the row's state decides which one can apply
+        UntypedResultSet.Row row = null;
+        for (StripeState removable : new StripeState[]{ StripeState.ROLLED_BACK, StripeState.RETIRED })
+        {
+            row = run("DELETE FROM " + T + " WHERE id = ? IF state = ?", write, id(id),
+                      Int32Type.instance.decompose(removable.code)).one();
+            if (row.getBoolean("[applied]"))
+                return true;
+            if (!row.has("state"))
+                return false; // no such row
+            if (!StripeState.ofCode(row.getInt("state")).rowRemovable())
+                break;
+        }
         throw new IllegalStateException("delete: stripe " + id + " is " + StripeState.ofCode(row.getInt("state"))
-                                        + ", only ROLLED_BACK rows are removed");
+                                        + ", only ROLLED_BACK and RETIRED rows are removed");
     }
 
     /** Creates (or widens the replication of) the keyspace and table: {@link ElectSystemKeyspace#ensure()}. */

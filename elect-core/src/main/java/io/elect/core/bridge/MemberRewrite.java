@@ -155,11 +155,7 @@ final class MemberRewrite
             {
                 try (SecondaryStubs.Shadowed p = new SecondaryStubs.Shadowed(cfs, scanner.next(), shadows))
                 {
-                    UnfilteredRowIterator it = p.filtered;
-                    boolean left = !it.partitionLevelDeletion().isLive() || !it.staticRow().isEmpty();
-                    while (!left && it.hasNext())
-                        left = it.next() != null;
-                    if (!left)
+                    if (ShadowScan.nothingLeft(p.filtered))
                         shadowed++;
                 }
             }

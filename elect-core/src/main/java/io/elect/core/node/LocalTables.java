@@ -156,6 +156,23 @@ public interface LocalTables
     void removeStub(TableRef table, String id) throws IOException;
 
     /**
+     * Deletes a live frozen member (LOCAL or COLD) frozen under {@code tag}, whose stripe is retiring: every row of
+     * it is shadowed. A COLD file's object is left to the cold-tier garbage collection. Idempotent (not live: no-op);
+     * a file frozen under another tag, or a stub, is an IllegalStateException; a busy one too (retry later).
+     */
+    void retire(TableRef table, String id, String tag) throws IOException;
+
+    /**
+     * For every stripe that has files (members or stubs) of the table on this node: whether every one of them is
+     * fully shadowed, i.e. every cell, row marker and deletion of it loses, by Cassandra's reconciliation, to a version
+     * held by another live file of this node. Only files that cannot be retired before the shadowed one count as
+     * shadows: unfrozen files, and frozen files of another stripe all of whose data is strictly newer (min timestamp
+     * above the shadowed file's max), so shadowing between frozen files is acyclic (equal cells in two stripes never
+     * retire both). Conservative: a file not known to be fully shadowed is reported false.
+     */
+    Map<String, Boolean> shadowedStripes(TableRef table) throws IOException;
+
+    /**
      * Adds a LOCAL file frozen under {@code tag} from a data file and component copies (a member restored by a
      * rebuild); {@code beforeLive} runs once its files are durable and before it is live. Returns its id.
      *

@@ -134,6 +134,7 @@ public final class LocalTransitionOps
         node.transport().register(Verbs.COMMIT, p -> commit(MemberRequest.decode(p)));
         node.transport().register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
         node.transport().register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
+        node.transport().register(Verbs.RETIRE_MEMBERS, p -> retireMembers(StripeRef.decode(p)).encode());
         node.transport().register(Verbs.OFFLOAD_PARITY, p -> offload.offloadParity(OffloadRequest.decode(p)).encode());
         node.transport().register(Verbs.OFFLOAD_PRIMARY, p -> offload.offloadPrimary(OffloadRequest.decode(p)).encode());
         // READ_MEMBER, with the fallback that serves files moved to the cold tier (and restored under new names)
@@ -269,6 +270,35 @@ public final class LocalTransitionOps
         return TransitionMessages.ok();
     }
 
+    /**
+     * RETIRE_MEMBERS: deletes this node's members (local or offloaded) of a RETIRING stripe; their cold objects become
+     * garbage of the cold-tier collection. Idempotent (nothing left: 0). Refused unless the store says RETIRING, so
+     * that a stale or forged request never deletes the only copy of live data.
+     */
+    StubCount retireMembers(StripeRef ref) throws IOException
+    {
+        StripeState state = stripeState(ref.stripeId());
+        if (state == null || state == StripeState.RETIRED)
+            return new StubCount(0, 0, 0);
+        if (state != StripeState.RETIRING)
+            throw new IllegalStateException("stripe " + ref.stripeId() + " is " + state + ": its members are not retired");
+        if (!node.tables().exists(ref.table()))
+            return new StubCount(0, 0, 0);
+        int n = 0;
+        long bytes = 0;
+        for (TableFile f : node.tables().files(ref.table()))
+            if (!f.isStub() && ref.stripeId().equals(f.frozenTag()))
+            {
+                long start = node.clock().nanoTime();
+                node.tables().retire(ref.table(), f.id(), ref.stripeId());
+                n++;
+                bytes += f.dataBytes();
+                logger.info("member {} of stripe {} ({}, {}) retired: {} data bytes, every row shadowed ({} ms)", f.id(), ref.stripeId(),
+                            ref.table(), f.source(), f.dataBytes(), node.clock().millisSince(start));
+            }
+        return new StubCount(n, bytes, 0);
+    }
+
     // ------------------------------------------------------------------ parity
 
     ParityInfo buildParity(BuildParityRequest req) throws IOException
@@ -349,7 +379,7 @@ public final class LocalTransitionOps
     {
         long start = node.clock().nanoTime();
         StripeState state = stripeState(req.stripeId());
-        if (state == null || state == StripeState.ROLLING_BACK || state == StripeState.ROLLED_BACK)
+        if (state == null || removesStubs(state))
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + (state == null ? "gone" : state) + ": no stub installed");
         Path tmp = node.stateDir().resolve(STUB_DOWNLOADS).resolve(req.stripeId() + "-" + req.self());
         Files.createDirectories(tmp);
@@ -399,7 +429,16 @@ public final class LocalTransitionOps
         return new StubCount(stubs.size(), r.bytesBefore(), r.bytesAfter());
     }
 
-    /** STUB_REMOVE: removes this node's stubs of a stripe being rolled back (nothing was purged against them). */
+    /** Whether a stripe in this state takes its stubs away (rolling back, or retiring: see StripeState). */
+    static boolean removesStubs(StripeState s)
+    {
+        return s == StripeState.ROLLING_BACK || s == StripeState.ROLLED_BACK || s == StripeState.RETIRING || s == StripeState.RETIRED;
+    }
+
+    /**
+     * STUB_REMOVE: removes this node's stubs of a stripe being rolled back (nothing was purged against them) or
+     * retired (every file of it fully shadowed: nothing a read can return). Refused while the stripe may be relied on.
+     */
     StubCount removeStubs(StripeRef ref) throws IOException
     {
         StripeState state = stripeState(ref.stripeId());
@@ -413,7 +452,8 @@ public final class LocalTransitionOps
             {
                 node.tables().removeStub(ref.table(), f.id());
                 n++;
-                logger.info("stub {} of stripe {} ({}) removed: the stripe is rolled back", f.id(), ref.stripeId(), ref.table());
+                logger.info("stub {} of stripe {} ({}) removed: the stripe is {}", f.id(), ref.stripeId(), ref.table(),
+                            state == StripeState.RETIRING ? "retiring" : "rolled back");
             }
         return new StubCount(n, 0, 0);
     }
@@ -575,7 +615,7 @@ public final class LocalTransitionOps
         {
             return false;
         }
-        if (s != null && s != StripeState.ROLLING_BACK && s != StripeState.ROLLED_BACK)
+        if (s != null && !removesStubs(s))
             return false;
         try
         {

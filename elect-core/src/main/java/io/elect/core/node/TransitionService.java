@@ -18,6 +18,7 @@ import io.elect.core.stripes.StripeRecord;
 import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.Retirement;
 import io.elect.core.transition.StripeRecovery;
 import io.elect.core.transition.StripeStateMachine;
 import io.elect.core.transition.TransitionCoordinator;
@@ -43,6 +44,9 @@ import io.elect.core.transport.Verbs;
  * full replication and of the hot tier) with nothing to encode, and a round waits while a down node has never
  * answered a snapshot. Offload waits until every member is up: parity is what degraded reads of the down node's
  * members decode from, and an offload is never undone.
+ *
+ * <p>Before planning, with every member up, a round retires the stripes every node reports fully shadowed
+ * ({@link Retirement}): their stubs, members and parity are deleted (issue 16's first step).
  *
  * <p>Assumption (documented in docs/design/transitioning.md): every node uses the same {@code transport_port}; node
  * ids in stripe records are broadcast addresses.
@@ -140,6 +144,10 @@ public final class TransitionService
             Map<String, NodeSnapshot> planned = withDownNodes(table, snaps);
             if (planned == null)
                 continue;
+            // Stripes whose every file is fully shadowed go first; the bytes they free change the plan, so a round
+            // that retired any plans again next time, with fresh snapshots.
+            if (allUp && retire(table, snaps) > 0)
+                continue;
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
@@ -154,6 +162,40 @@ public final class TransitionService
                 offload(table, snaps, r.plan());
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Retires (at most {@link #MAX_STRIPES_PER_ROUND}) the stripes of the table that every node reports fully
+     * shadowed ({@link Retirement}); returns how many it tried. A retirement that fails stays RETIRING and recovery
+     * finishes it.
+     */
+    private int retire(TableRef table, Map<String, NodeSnapshot> snaps)
+    {
+        List<io.elect.core.stripes.StripeId> ids = Retirement.retirable(snaps, node.ring().members(), node.store()::get);
+        int tried = 0, retired = 0;
+        for (io.elect.core.stripes.StripeId id : ids)
+        {
+            if (tried >= MAX_STRIPES_PER_ROUND)
+                break;
+            tried++;
+            long start = node.clock().nanoTime();
+            try
+            {
+                if (machine.retire(id) == io.elect.core.stripes.StripeState.RETIRED)
+                {
+                    node.store().delete(id);
+                    retired++;
+                    logger.info("stripe {} of {} retired: every file of it fully shadowed ({} ms)", id, table, node.clock().millisSince(start));
+                }
+            }
+            catch (RuntimeException e)
+            {
+                logger.warn("retirement of stripe {} of {} did not finish (recovery retries it): {}", id, table, e.toString());
+            }
+        }
+        node.metrics().counter("Transitioning", "StripesRetired", table.toString()).inc(retired);
+        node.metrics().counter("Transitioning", "StripesRetired", null).inc(retired);
+        return tried;
     }
 
     /**

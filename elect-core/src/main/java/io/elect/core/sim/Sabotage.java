@@ -17,13 +17,19 @@ enum Sabotage
      * BUILD_PARITY acknowledges a parity member and then loses it, as if its file had never been made durable (one
      * build in three): caught by the stripe check (verify) and degraded reads.
      */
-    PARITY_LOST_AFTER_ACK;
+    PARITY_LOST_AFTER_ACK,
+    /**
+     * The retire step's detection reports a stripe's file fully shadowed when half of its keys have a newer version
+     * (a shadow threshold set too low): the retired member takes the only copy of the other rows with it, caught by
+     * the read check.
+     */
+    RETIRE_HALF_SHADOWED;
 
     static Sabotage parse(String s)
     {
         for (Sabotage v : values())
             if (v.name().equalsIgnoreCase(s.replace('-', '_')))
                 return v;
-        throw new IllegalArgumentException("--sabotage must be one of none, purge-drops-newer, parity-lost-after-ack; got '" + s + "'");
+        throw new IllegalArgumentException("--sabotage must be one of none, purge-drops-newer, parity-lost-after-ack, retire-half-shadowed; got '" + s + "'");
     }
 }

@@ -276,12 +276,18 @@ final class SimCluster implements AutoCloseable
         });
     }
 
+    /** Stripes retired by node processes that were killed since (their metrics died with them). */
+    private long retiredByDeadNodes;
+
     /** kill -9: the process and everything volatile are gone; the disk stays. */
     void kill(SimNode n)
     {
         n.up = false;
         if (n.node != null)
+        {
+            retiredByDeadNodes += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
             n.node.close();
+        }
         n.node = null;
         network.reset(n.id);
     }
@@ -373,6 +379,11 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 recalled += n.node.metrics().counter("Transitioning", "PrimaryBytesRecalled", null).getCount();
         out.put("bytes_recalled", recalled);
+        long retired = retiredByDeadNodes;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                retired += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
+        out.put("stripes_retired", retired);
         return out;
     }
 

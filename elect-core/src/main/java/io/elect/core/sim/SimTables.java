@@ -599,6 +599,66 @@ final class SimTables implements LocalTables
     }
 
     @Override
+    public void retire(TableRef t, String id, String tag) throws IOException
+    {
+        check(t);
+        SimFile f = files.get(id);
+        if (f == null)
+            return;
+        if (!tag.equals(f.frozenTag))
+            throw new IllegalStateException(node + "/" + id + " is frozen under " + f.frozenTag + ", not " + tag + ": not retired");
+        if (f.source == Source.DECODED)
+            throw new IllegalStateException(node + "/" + id + " is a stub, not a member");
+        remove(f);
+    }
+
+    /**
+     * As Cassandra's adapter does (ShadowScan), on the simulation's one-cell rows: a tagged file F is fully shadowed
+     * when every key of it has, in an allowed shadow G, a version with a timestamp above F's greatest; allowed shadows
+     * are unfrozen files (LOCAL: read) and frozen files of another stripe whose smallest timestamp is above F's
+     * greatest (certain without reading). A file without statistics counts as not shadowed.
+     */
+    @Override
+    public Map<String, Boolean> shadowedStripes(TableRef t) throws IOException
+    {
+        check(t);
+        Map<String, Boolean> out = new HashMap<>();
+        for (SimFile f : files.values())
+        {
+            if (f.frozenTag == null)
+                continue;
+            long maxTs = stat(f, "max_ts=", Long.MAX_VALUE);
+            boolean known = f.index.size() > 0 && maxTs != Long.MAX_VALUE;
+            int shadowedKeys = 0;
+            for (int i = 0; known && i < f.index.size(); i++)
+            {
+                String key = f.index.keys()[i];
+                long token = f.index.tokens()[i];
+                boolean shadowed = false;
+                for (SimFile g : files.values())
+                {
+                    if (g == f || !g.covers(token) || g.index.find(key, token) < 0)
+                        continue;
+                    if (!g.frozen())
+                        shadowed = rowOf(g, key, token).ts() > maxTs;
+                    else
+                        shadowed = !f.frozenTag.equals(g.frozenTag) && stat(g, "min_ts=", Long.MIN_VALUE) > maxTs;
+                    if (shadowed)
+                        break;
+                }
+                if (shadowed)
+                    shadowedKeys++;
+                else if (sabotage != Sabotage.RETIRE_HALF_SHADOWED)
+                    break;
+            }
+            boolean all = known && (sabotage == Sabotage.RETIRE_HALF_SHADOWED ? 2 * shadowedKeys >= f.index.size()
+                                                                             : shadowedKeys == f.index.size());
+            out.merge(f.frozenTag, all, Boolean::logicalAnd);
+        }
+        return out;
+    }
+
+    @Override
     public void removeStub(TableRef t, String id) throws IOException
     {
         check(t);

@@ -175,8 +175,22 @@ public final class Simulation
             partition();
         else if (dice < 96)
             heal("partitions", false);
-        else
+        else if (dice < 99)
             toggleFaults();
+        else
+            overwriteAll();
+    }
+
+    /**
+     * The updates benchmark's full round: every key written again (no deletes). Members encoded before it become fully
+     * shadowed on nodes that took every write, which the retire step then deletes (issue 16).
+     */
+    private void overwriteAll()
+    {
+        int ok = 0;
+        for (int i = 0; i < KEYS; i++)
+            ok += write("key" + i, false) ? 1 : 0;
+        event("overwrite-all " + ok + "/" + KEYS);
     }
 
     private void writes()

@@ -63,7 +63,7 @@ public final class SimulationMain
         int failed = 0;
         int done = 0;
         int obsoleteBound = 0; // seeds whose alpha was out of reach only because frozen files keep obsolete versions
-        long roundsDown = 0, committedDown = 0;
+        long roundsDown = 0, committedDown = 0, retired = 0;
         long lastProgress = start;
         for (long seed : list)
         {
@@ -77,6 +77,7 @@ public final class SimulationMain
             Simulation.Result r = Simulation.run(Simulation.Options.forSeed(seed, steps, sabotage, work));
             roundsDown += ((Number) r.stats().getOrDefault("rounds_with_node_down", 0L)).longValue();
             committedDown += ((Number) r.stats().getOrDefault("stripes_committed_with_node_down", 0L)).longValue();
+            retired += ((Number) r.stats().getOrDefault("stripes_retired", 0L)).longValue();
             if (r.stats().containsKey("alpha_unreachable_obsolete"))
                 obsoleteBound++;
             if (!r.ok())
@@ -101,9 +102,9 @@ public final class SimulationMain
         }
         System.out.printf("simulate: %d seeds, %d steps each, sabotage %s: %d passed, %d failed (%.1f s); %d passed short of alpha "
                           + "because frozen files keep obsolete versions (invariant 5); %d rounds ran with a node down, "
-                          + "committing %d stripes%n", list.size(), steps,
+                          + "committing %d stripes; %d stripes retired (fully shadowed)%n", list.size(), steps,
                           sabotage.name().toLowerCase(), list.size() - failed, failed, (io.elect.core.util.Clock.SYSTEM.nanoTime() - start) / 1e9,
-                          obsoleteBound, roundsDown, committedDown);
+                          obsoleteBound, roundsDown, committedDown, retired);
         System.exit(failed == 0 ? 0 : 1);
     }
 

@@ -16,6 +16,11 @@ package io.elect.core.stripes;
  * <p>PARITY_DURABLE is the state older ELECT versions recorded at that point, when stubs were installed and purged
  * in one step: a stripe found in it may have purged secondaries, so it only goes forward (to SECONDARIES_STUBBED).
  *
+ * <p>Retirement: COMMITTED -> RETIRING -> RETIRED, for a stripe every file of which (members and stubs, on every
+ * node) is fully shadowed by newer versions: nothing of it can be returned by a read, so its stubs, members and
+ * parity are deleted without any decode or parity update (docs/design/updates.md). RETIRING only goes forward; a
+ * RETIRED row is removed like a ROLLED_BACK one.
+ *
  * <p>DO NOT CHANGE the codes: they are persisted (docs/formats/stripe-metadata.md).
  */
 public enum StripeState
@@ -28,7 +33,9 @@ public enum StripeState
     ROLLING_BACK(6),
     ROLLED_BACK(7),
     PARITY_BUILT(8),
-    STUBS_INSTALLED(9);
+    STUBS_INSTALLED(9),
+    RETIRING(10),
+    RETIRED(11);
 
     public final int code;
 
@@ -53,7 +60,13 @@ public enum StripeState
 
     public boolean isTerminal()
     {
-        return this == COMMITTED || this == ROLLED_BACK;
+        return this == COMMITTED || this == ROLLED_BACK || this == RETIRED;
+    }
+
+    /** Whether a stripe's row may be removed: nothing of it is left anywhere (rolled back or retired). */
+    public boolean rowRemovable()
+    {
+        return this == ROLLED_BACK || this == RETIRED;
     }
 
     /** Whether {@code next} is a legal successor (a state is not its own successor; see StripeStore for no-ops). */
@@ -67,6 +80,8 @@ public enum StripeState
             case STUBS_INSTALLED: return next == SECONDARIES_STUBBED;
             case PARITY_DURABLE: return next == SECONDARIES_STUBBED;
             case SECONDARIES_STUBBED: return next == COMMITTED;
+            case COMMITTED: return next == RETIRING;
+            case RETIRING: return next == RETIRED;
             case ROLLING_BACK: return next == ROLLED_BACK;
             default: return false;
         }

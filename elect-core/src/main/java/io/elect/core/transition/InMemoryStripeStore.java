@@ -78,8 +78,8 @@ public final class InMemoryStripeStore implements StripeStore
         boolean[] removed = new boolean[1];
         rows.computeIfPresent(id, (k, cur) -> {
             StripeRecord r = StripeRecordCodec.decode(cur);
-            if (r.state() != StripeState.ROLLED_BACK)
-                throw new IllegalStateException("delete: stripe " + id + " is " + r.state() + ", only ROLLED_BACK rows are removed");
+            if (!r.state().rowRemovable())
+                throw new IllegalStateException("delete: stripe " + id + " is " + r.state() + ", only ROLLED_BACK and RETIRED rows are removed");
             removed[0] = true;
             return null;
         });

@@ -215,13 +215,39 @@ public final class RemoteStripeParticipant implements StripeParticipant
         StubCount removed = onEveryNode(stripe, Verbs.STUB_REMOVE);
         if (removed.stubs() > 0)
             logger.info("stripe {}: {} stubs removed by the rollback", stripe.id(), removed.stubs());
+        dropParity(stripe);
+        forEachMember(stripe, Verbs.ROLLBACK);
+        described.remove(stripe.id());
+    }
+
+    /**
+     * Stubs first (on every ring node: they are the only readers that decode), then the members on their nodes, then
+     * the parity: at every moment what is left still decodes or is not read. Every node must answer (see
+     * {@link #onNodes}); a failure leaves the stripe RETIRING and the next attempt redoes every step (idempotent).
+     */
+    @Override
+    public void retire(StripeRecord stripe)
+    {
+        StubCount stubs = onEveryNode(stripe, Verbs.STUB_REMOVE);
+        List<String> memberNodes = new ArrayList<>();
+        for (Member m : stripe.members())
+            if (!m.isVirtual() && !memberNodes.contains(m.node()))
+                memberNodes.add(m.node());
+        StubCount members = onNodes(stripe, Verbs.RETIRE_MEMBERS, memberNodes);
+        dropParity(stripe);
+        described.remove(stripe.id());
+        logger.info("stripe {} retired: {} stubs, {} members ({} data bytes) and {} parity members deleted", stripe.id(),
+                    stubs.stubs(), members.stubs(), members.bytesBefore(), stripe.m());
+    }
+
+    /** DROP_PARITY of every parity member (its local file, or its cold object and marker). */
+    private void dropParity(StripeRecord stripe)
+    {
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
             calls.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
                                         new DropParityRequest(tableOf(stripe), stripe.id().toString(), j).encode()));
         awaitAll(calls, "DROP_PARITY");
-        forEachMember(stripe, Verbs.ROLLBACK);
-        described.remove(stripe.id());
     }
 
     private void forEachMember(StripeRecord stripe, int verb)

@@ -35,4 +35,12 @@ public interface StripeParticipant
      * members are unfrozen. REQUIRES: no secondary purged against the stripe (it never reached STUBS_INSTALLED).
      */
     void rollback(StripeRecord stripe);
+
+    /**
+     * Deletes a retired stripe: first every stub of it on every node (the only readers that decode), then its members
+     * on their nodes (local or cold), then its parity (local or cold). REQUIRES: the stripe is RETIRING, decided
+     * because every file of it is fully shadowed by newer versions on its node, so no read can return anything it
+     * holds. Every node must answer: a node that cannot is retried (the stripe stays RETIRING).
+     */
+    void retire(StripeRecord stripe);
 }

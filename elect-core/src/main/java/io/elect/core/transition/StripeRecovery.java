@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Start-up (and periodic) recovery: every stripe not in a terminal state is driven to COMMITTED or ROLLED_BACK, and
- * the rows of ROLLED_BACK stripes are removed once their orphans are gone. A stripe whose participants cannot be
+ * Start-up (and periodic) recovery: every stripe not in a terminal state is driven to COMMITTED, ROLLED_BACK or (a
+ * RETIRING one) RETIRED, and the rows of ROLLED_BACK and RETIRED stripes are removed once their files are gone.
+ * {@code committed} counts the stripes that went forward (to COMMITTED or RETIRED). A stripe whose participants cannot be
  * reached stays pending and is retried by the next run.
  */
 public final class StripeRecovery
@@ -39,7 +40,7 @@ public final class StripeRecovery
                 try
                 {
                     end = machine.recover(r.id());
-                    if (end == StripeState.COMMITTED)
+                    if (end == StripeState.COMMITTED || end == StripeState.RETIRED)
                         committed++;
                     else
                         rolledBack++;
@@ -52,7 +53,7 @@ public final class StripeRecovery
                     continue;
                 }
             }
-            if (end == StripeState.ROLLED_BACK)
+            if (end == StripeState.ROLLED_BACK || end == StripeState.RETIRED)
             {
                 try
                 {

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@link #recover} takes a stripe found half-done (after a crash) to a terminal state: before PARITY_BUILT it rolls
  * back (the shipped chunks and any parity are orphans of a crash: cheaper to redo than to trust); in PARITY_BUILT it
  * tries to install the stubs and rolls back if that fails (nothing was purged yet; e.g. a member's node lost its
- * disk); from STUBS_INSTALLED on it rolls forward (secondaries may have purged). See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
+ * disk); from STUBS_INSTALLED on it rolls forward (secondaries may have purged). {@link #retire} takes a COMMITTED
+ * stripe through RETIRING to RETIRED; recovery finishes a RETIRING one. See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
  */
 public final class StripeStateMachine
 {
@@ -66,6 +67,21 @@ public final class StripeStateMachine
         return drive(id, false);
     }
 
+    /**
+     * Retires a COMMITTED stripe every file of which is fully shadowed (the caller decided that from every holder's
+     * report): records RETIRING first, so a crash midway rolls forward, then deletes stubs, members and parity
+     * ({@link StripeParticipant#retire}). Returns RETIRED, or the state found if the stripe was not COMMITTED (someone
+     * else moved it: nothing is done); throws if the deletion cannot complete now (recovery finishes it later).
+     */
+    public StripeState retire(StripeId id)
+    {
+        StripeRecord r = current(id);
+        if (r.state() == StripeState.COMMITTED)
+            record(r, StripeState.RETIRING);
+        StripeState now = current(id).state();
+        return now == StripeState.RETIRING ? drive(id, false) : now;
+    }
+
     private StripeState drive(StripeId id, boolean forwardEarly)
     {
         while (true)
@@ -75,7 +91,11 @@ public final class StripeStateMachine
             {
                 case COMMITTED:
                 case ROLLED_BACK:
+                case RETIRED:
                     return r.state();
+                case RETIRING:
+                    step(r, StripeState.RETIRED, participant::retire);
+                    break;
                 case PLANNED:
                     if (!forwardEarly || !tryStep(r, StripeState.CHUNKS_SHIPPED, participant::shipChunks))
                         store.transition(id, StripeState.PLANNED, StripeState.ROLLING_BACK, clockMillis.getAsLong());

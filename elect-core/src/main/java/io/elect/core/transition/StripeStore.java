@@ -43,7 +43,7 @@ public interface StripeStore
     /** Every stripe (any order). */
     List<StripeRecord> list();
 
-    /** Removes a ROLLED_BACK stripe's row (garbage collection); false if absent. Refuses other states. */
+    /** Removes a ROLLED_BACK or RETIRED stripe's row (garbage collection); false if absent. Refuses other states. */
     boolean delete(StripeId id);
 
     /**

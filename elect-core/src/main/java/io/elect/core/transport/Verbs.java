@@ -36,6 +36,8 @@ public final class Verbs
     public static final int STUB_PURGE = 31;
     /** A node removes its stubs of a stripe that is rolled back ({@code StripeRef}; nothing was purged against them). */
     public static final int STUB_REMOVE = 32;
+    /** A node deletes its members of a RETIRING stripe, local or offloaded ({@code StripeRef}; coordinator only). */
+    public static final int RETIRE_MEMBERS = 33;
 
     private Verbs()
     {
@@ -60,6 +62,7 @@ public final class Verbs
             case OFFLOAD_PRIMARY -> "OFFLOAD_PRIMARY";
             case STUB_PURGE -> "STUB_PURGE";
             case STUB_REMOVE -> "STUB_REMOVE";
+            case RETIRE_MEMBERS -> "RETIRE_MEMBERS";
             default -> "verb-" + verb;
         };
     }

@@ -30,6 +30,7 @@ import org.apache.cassandra.service.StorageService;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -183,6 +184,52 @@ class MemberRewriteTest
         cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
         m = only(JSON.readTree(NodeHandoff.bridge().tables().memberTrialsJson(ks, "t")).get("members"));
         assertEquals(300, m.get("shadowed_partitions").asLong(), m.toString());
+    }
+
+    /**
+     * The retire step's detection and deletion on a real node: a frozen member is reported fully shadowed only once
+     * EVERY row of it has a newer version (a partial overwrite leaves it unreported); a frozen shadow of another
+     * stripe counts when all its data is strictly newer; retiring deletes the member (and only under its own tag)
+     * and reads still return the newest values.
+     */
+    @Test
+    void shadowScanFindsFullyShadowedMembersAndRetireDeletesThem() throws Exception
+    {
+        String ks = KS + "_retire";
+        ColumnFamilyStore cfs = table(ks, "");
+        io.elect.core.transition.wire.TransitionMessages.TableRef t = new io.elect.core.transition.wire.TransitionMessages.TableRef(ks, "t");
+        io.elect.core.node.LocalTables tables = NodeHandoff.bridge().localTables();
+        PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?)");
+        for (int i = 0; i < 200; i++)
+            session.execute(insert.bind("k" + i, value(i, 0)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        SSTableReader f = cfs.getLiveSSTables().iterator().next();
+        String a = "00000000000000000000000000000aaa", b = "00000000000000000000000000000bbb";
+        NodeHandoff.bridge().frozen().freeze(cfs, f, a);
+        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t), "nothing newer");
+
+        for (int i = 0; i < 199; i++)
+            session.execute(insert.bind("k" + i, value(i, 1)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t), "one row of 200 has no newer version");
+
+        session.execute(insert.bind("k199", value(199, 1)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        assertEquals(java.util.Map.of(a, true), tables.shadowedStripes(t), "every row overwritten");
+
+        // the newer versions encoded by a later stripe still shadow it (all strictly newer); the later one is not shadowed
+        for (SSTableReader g : cfs.getLiveSSTables())
+            if (g != f)
+                NodeHandoff.bridge().frozen().freeze(cfs, g, b);
+        assertEquals(java.util.Map.of(a, true, b, false), tables.shadowedStripes(t));
+
+        assertThrows(IllegalStateException.class, () -> tables.retire(t, f.descriptor.id.toString(), b), "another stripe's tag");
+        tables.retire(t, f.descriptor.id.toString(), a);
+        assertTrue(cfs.getLiveSSTables().stream().noneMatch(r -> r.descriptor.id.equals(f.descriptor.id)), "the member is gone");
+        tables.retire(t, f.descriptor.id.toString(), a); // idempotent
+        assertEquals(java.util.Map.of(b, false), tables.shadowedStripes(t));
+        for (int i = 0; i < 200; i++)
+            assertEquals(value(i, 1), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
     }
 
     /** Keyspace ks (RF 1, one role: one SSTable per flush) with ELECT table t, autocompaction off. */

@@ -39,9 +39,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the same data goes into a plain LCS table and an ELECT table; the coordinator encodes cold last-level primaries,
  * stubs the secondaries and offloads parity until the storage report says the target is reached. Then, measured
  * independently of our own accounting (Cassandra's "Space used (live)" plus the parity files on disk), the ELECT
- * table's hot bytes are within 3 points of (1 - alpha) x the plain table's (files are indivisible, so the precision
- * is about half of one parity file over the table's full-replication bytes: 20,000 keys make that about 2 points;
- * with 12,000 keys a CI run ended 3.6 points over); every key reads back at ONE and ALL;
+ * table's hot bytes are within 2 points of (1 - alpha) x the plain table's (issue 20's target; files are indivisible,
+ * and since offload moves the files nearest to what is still missing and rounds take damped half steps the saving
+ * lands within about half of one file over the table's full-replication bytes: 0.2 and 0.3 points at alpha 0.8 in
+ * the last two fresh-clone CI runs; the 3-point tolerance this replaces hid a 3.1-point miss of the first wave);
+ * every key reads back at ONE and ALL;
  * updates and deletes after encoding read back from every replica; with a data node killed, every key still reads at
  * ONE (stubs reconstruct from the stripe).
  */
@@ -215,8 +217,8 @@ class TransitioningIT
         System.out.printf("plain %d bytes, ELECT %d + parity %d bytes: measured saving %.3f, reported %.3f, target %.2f%n",
                           plain, elect, parity, measured, reported, ALPHA);
         // checked at the end, so that a miss still runs (and reports) every correctness check below
-        String savingMiss = Math.abs(measured - ALPHA) <= 0.03 ? null
-                            : "measured saving " + measured + " not within 3 points of " + ALPHA + "; report " + report;
+        String savingMiss = Math.abs(measured - ALPHA) <= 0.02 ? null
+                            : "measured saving " + measured + " not within 2 points of " + ALPHA + "; report " + report;
 
         // 4. Every key at ONE and ALL.
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");

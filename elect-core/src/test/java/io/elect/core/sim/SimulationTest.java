@@ -79,7 +79,7 @@ class SimulationTest
     {
         int seeds = Integer.getInteger("elect.sim.seeds", SEEDS), steps = Integer.getInteger("elect.sim.steps", STEPS);
         List<String> failures = new ArrayList<>();
-        long decoded = 0, committed = 0, committedWithNodeDown = 0;
+        long decoded = 0, committed = 0, committedWithNodeDown = 0, retired = 0;
         for (Simulation.Result r : run(1, seeds, steps, Sabotage.NONE))
         {
             if (!r.ok())
@@ -87,6 +87,7 @@ class SimulationTest
             decoded += ((Number) r.stats().getOrDefault("decoded_runs", 0)).longValue();
             committed += ((Number) r.stats().getOrDefault("stripes_committed", 0)).longValue();
             committedWithNodeDown += ((Number) r.stats().getOrDefault("stripes_committed_with_node_down", 0)).longValue();
+            retired += ((Number) r.stats().getOrDefault("stripes_retired", 0)).longValue();
         }
         assertEquals(List.of(), failures, failures.size() + " of " + seeds + " seeds failed");
         // the runs did what the invariants are about: stripes committed and degraded reads reconstructed data
@@ -94,6 +95,8 @@ class SimulationTest
         assertTrue(decoded > seeds, "degraded reads that decoded over all seeds: " + decoded);
         // rounds go on while nodes are down (issue 18): some stripes were committed by them, and the invariants held
         assertTrue(committedWithNodeDown > 0, "stripes committed by rounds run with a node down: " + committedWithNodeDown);
+        // full overwrites shadow whole stripes, which the retire step deletes (issue 16), and the invariants held
+        assertTrue(retired > 0, "stripes retired over all seeds: " + retired);
     }
 
     @Test
@@ -118,6 +121,12 @@ class SimulationTest
     void parityLostAfterItsAcknowledgementIsCaught() throws Exception
     {
         assertCaught(Sabotage.PARITY_LOST_AFTER_ACK);
+    }
+
+    @Test
+    void retiringAStripeThatIsOnlyHalfShadowedIsCaught() throws Exception
+    {
+        assertCaught(Sabotage.RETIRE_HALF_SHADOWED);
     }
 
     private static void assertCaught(Sabotage sabotage) throws Exception

@@ -34,6 +34,7 @@ final class ModelParticipant implements StripeParticipant
     final Set<StripeId> stubsInstalled = new HashSet<>();
     final Set<StripeId> stubbed = new HashSet<>();
     final Set<StripeId> committed = new HashSet<>();
+    final Set<StripeId> retired = new HashSet<>();
     final Map<String, Integer> calls = new HashMap<>();
     private final StripeStore truth;
     private final Random random;
@@ -140,5 +141,23 @@ final class ModelParticipant implements StripeParticipant
         parity.remove(s.id());
         coldObjects.remove(s.id());
         leave(f, "rollback");
+    }
+
+    @Override
+    public void retire(StripeRecord s)
+    {
+        boolean f = enter("retire");
+        StripeState st = truth.get(s.id()).orElseThrow().state();
+        if (st != StripeState.RETIRING)
+            throw new AssertionError("retiring " + s.id() + " in state " + st);
+        if (!committed.contains(s.id()) && !retired.contains(s.id()))
+            throw new AssertionError("retiring " + s.id() + " that never committed");
+        stubsInstalled.remove(s.id());
+        stubbed.remove(s.id());
+        parity.remove(s.id());
+        coldObjects.remove(s.id());
+        committed.remove(s.id());
+        retired.add(s.id());
+        leave(f, "retire");
     }
 }

@@ -80,6 +80,15 @@ public class StripeStateMachineTest
         // Running it again is a no-op.
         assertEquals(StripeState.COMMITTED, sm.run(a));
         assertEquals(1, p.calls.get("commit"));
+        // Retirement: only from COMMITTED, forward to RETIRED, idempotent.
+        StripeRecord ret = record(6);
+        assertEquals(StripeState.COMMITTED, sm.run(ret));
+        assertEquals(StripeState.RETIRED, sm.retire(ret.id()));
+        assertTrue(p.retired.contains(ret.id()) && !p.parity.contains(ret.id()) && !p.committed.contains(ret.id()));
+        assertEquals(StripeState.RETIRED, sm.retire(ret.id()));
+        assertEquals(1, p.calls.get("retire"), "a RETIRED stripe is not retired again");
+        assertTrue(StripeRecovery.recover(store, sm).removed() >= 1, "the RETIRED row is removed");
+        assertTrue(store.get(ret.id()).isEmpty());
 
         StripeRecord b = record(4);
         ModelParticipant q = p;
@@ -91,6 +100,7 @@ public class StripeStateMachineTest
             public void purgeSecondaries(StripeRecord s) { q.purgeSecondaries(s); }
             public void commit(StripeRecord s) { q.commit(s); }
             public void rollback(StripeRecord s) { q.rollback(s); }
+            public void retire(StripeRecord s) { q.retire(s); }
         }, clock::incrementAndGet);
         assertEquals(StripeState.ROLLED_BACK, failing.run(b));
         assertFalse(p.shipped.contains(b.id()) || p.parity.contains(b.id()));
@@ -106,6 +116,7 @@ public class StripeStateMachineTest
             public void purgeSecondaries(StripeRecord s) { q.purgeSecondaries(s); }
             public void commit(StripeRecord s) { q.commit(s); }
             public void rollback(StripeRecord s) { q.rollback(s); }
+            public void retire(StripeRecord s) { q.retire(s); }
         }, clock::incrementAndGet);
         assertEquals(StripeState.ROLLED_BACK, noStubs.run(c));
         assertFalse(p.stubsInstalled.contains(c.id()) || p.parity.contains(c.id()) || p.stubbed.contains(c.id()));

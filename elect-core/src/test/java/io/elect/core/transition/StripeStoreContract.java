@@ -57,7 +57,8 @@ public final class StripeStoreContract
 
     /**
      * Crash at a seeded point of a run of three stripes (store or participant, before or after the effect, plus
-     * transient faults), then restart: recovery must end every stripe COMMITTED or ROLLED_BACK (row removed) with no
+     * transient faults; in half of the runs a retirement of the first stripe), then restart: recovery must end every
+     * stripe COMMITTED, ROLLED_BACK or RETIRED (rows of the last two removed) with no
      * orphan and every invariant held (checked by {@link ModelParticipant}); a crash during recovery is included for
      * part of the runs; a second recovery changes nothing. {@code stores} gives an EMPTY durable store per run
      * (or one whose rows of other runs do not collide: stripe ids differ per run).
@@ -82,7 +83,7 @@ public final class StripeStoreContract
     {
         System.out.println("crash-point runs, seed=" + seed + " (rerun with -Delect.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
-        int committedRuns = 0, rolledBackRuns = 0;
+        int committedRuns = 0, rolledBackRuns = 0, retiredRuns = 0;
         for (int run = 0; run < runs; run++)
         {
             long runSeed = rnd.nextLong();
@@ -109,6 +110,20 @@ public final class StripeStoreContract
                 catch (RuntimeException e)
                 {
                     // a fault or the crash: the process goes on with the next stripe, or is dead (everything fails)
+                }
+            }
+            // In half of the runs the first stripe, if it committed, is retired (its files fully shadowed), with the
+            // same faults and crash point: recovery must finish a RETIRING stripe forward.
+            boolean retireFirst = r.nextBoolean();
+            if (retireFirst)
+            {
+                try
+                {
+                    sm.retire(stripes.get(0).id());
+                }
+                catch (RuntimeException e)
+                {
+                    // a fault, the crash, or no row (the stripe was never created)
                 }
             }
             // Restart, possibly crashing once more during recovery; then a clean recovery.
@@ -140,19 +155,26 @@ public final class StripeStoreContract
                 }
                 else
                 {
-                    // Rolled back and its row garbage-collected (or never created): no trace may remain.
+                    // Rolled back or retired and its row garbage-collected (or never created): no trace may remain.
+                    if (model.retired.contains(s.id()))
+                    {
+                        assertTrue(retireFirst && s == stripes.get(0), ctx + ": retired without being asked");
+                        retiredRuns++;
+                    }
+                    else
+                        rolledBackRuns++;
                     assertFalse(model.shipped.contains(s.id()) || model.parity.contains(s.id())
                                 || model.coldObjects.contains(s.id()) || model.stubbed.contains(s.id())
                                 || model.stubsInstalled.contains(s.id())
                                 || model.committed.contains(s.id()), ctx + ": orphan left");
-                    rolledBackRuns++;
                 }
             }
             // Recovery again changes nothing.
             StripeRecovery.Summary again = StripeRecovery.recover(durable, restarted);
             assertEquals(0, again.committed() + again.rolledBack() + again.removed(), "run seed " + runSeed);
         }
-        System.out.println("crash runs: " + committedRuns + " stripes committed, " + rolledBackRuns + " rolled back");
-        assertTrue(committedRuns > runs / 8 && rolledBackRuns > runs / 8, "both outcomes exercised: " + committedRuns + "/" + rolledBackRuns);
+        System.out.println("crash runs: " + committedRuns + " stripes committed, " + rolledBackRuns + " rolled back, " + retiredRuns + " retired");
+        assertTrue(committedRuns > runs / 8 && rolledBackRuns > runs / 8 && retiredRuns > runs / 16,
+                   "every outcome exercised: " + committedRuns + "/" + rolledBackRuns + "/" + retiredRuns);
     }
 }

@@ -77,6 +77,30 @@ class TransitionCoordinatorTest
     }
 
     @Test
+    void perNodeRoundingThatAddsUpToAnOvershootFallsBackToTheClusterWideChoice()
+    {
+        // alpha 0.05 of F = 3 x 1200 = 3600: need 180, gain 1.5 -> encode 120 = 40 per node... under half a candidate:
+        // cluster-wide, one candidate. With 4 nodes and alpha 0.075 the ask is 180 = 45 per node (under half: the
+        // cluster-wide choice again). A plan whose per-node shares are just over half a candidate (60 each) would
+        // take one candidate per node: 3 x 100 = 300 for an ask of 180, more than 1.5x: cluster-wide, 2 candidates.
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        for (Node n : RING)
+            snaps.put(n.id(), node(n.id(), 4));
+        AlphaPlanner.Plan plan = TransitionCoordinator.plan(settings(0.075, 0), snaps.values());
+        assertEquals(180, plan.encodeBytes(), 1e-6);
+        for (AlphaPlanner.NodeAction a : plan.nodes())
+            assertEquals(60, a.encodeBytes(), "per-node share: " + a);
+        assertEquals(List.of(1, 1, 1), List.of(TransitionCoordinator.chosen(snaps.get("10.0.0.1"), 60).size(),
+                                               TransitionCoordinator.chosen(snaps.get("10.0.0.2"), 60).size(),
+                                               TransitionCoordinator.chosen(snaps.get("10.0.0.3"), 60).size()));
+        Map<String, List<CandidateInfo>> choice = TransitionCoordinator.choose(plan, snaps, 1.0);
+        assertEquals(2, choice.values().stream().mapToInt(List::size).sum(), "300 bytes for an ask of 180 overshoots: " + choice);
+        // a larger ask keeps the per-node choice: 2 per node (240 each -> 2 x 100, within half a candidate)
+        AlphaPlanner.Plan big = TransitionCoordinator.plan(settings(0.3, 0), snaps.values());
+        assertEquals(6, TransitionCoordinator.choose(big, snaps, 1.0).values().stream().mapToInt(List::size).sum());
+    }
+
+    @Test
     void roundEncodesThePlannedShareOnDistinctNodes()
     {
         Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package io.elect.core.transition.wire;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.elect.core.stripes.ChunkChecksums;
 import io.elect.core.stripes.StripeLayout;
@@ -70,13 +71,30 @@ public final class TransitionMessages
      */
     public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
                                long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
-                               long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete)
+                               long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
+                               Map<String, Boolean> stripes)
     {
         /**
          * Payload version of SNAPSHOT responses: 2 added {@code obsolete} (bytes of frozen files' data that a newer
-         * version shadows) at the end; a version-1 node's answer is refused (upgrade every node).
+         * version shadows) at the end; 3 added {@code stripes} (for every stripe with a file on the node, whether every
+         * such file is fully shadowed: the retire step's detection). An older node's answer is refused (upgrade every
+         * node).
          */
-        public static final int SNAPSHOT_VERSION = 2;
+        public static final int SNAPSHOT_VERSION = 3;
+
+        public NodeSnapshot
+        {
+            stripes = Map.copyOf(stripes);
+        }
+
+        /** A snapshot that reports no stripe files. */
+        public NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
+                            long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
+                            long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete)
+        {
+            this(node, unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
+                 parityHot, parityCold, candidates, obsolete, Map.of());
+        }
 
         /** A snapshot without obsolete bytes measured (0). */
         public NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
@@ -94,7 +112,7 @@ public final class TransitionMessages
         public NodeSnapshot withoutCandidates()
         {
             return new NodeSnapshot(node, unencoded, 0, 0, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
-                                    parityHot, parityCold, List.of(), obsolete);
+                                    parityHot, parityCold, List.of(), obsolete, stripes);
         }
 
         public byte[] encode()
@@ -110,6 +128,9 @@ public final class TransitionMessages
             for (CandidateInfo c : candidates)
                 w.str(c.sstable()).i64(c.bytes()).f64(c.readRate()).i64(c.ageMillis());
             w.i64(obsolete);
+            w.i32(stripes.size());
+            for (Map.Entry<String, Boolean> e : new java.util.TreeMap<>(stripes).entrySet())
+                w.str(e.getKey()).bool(e.getValue());
             return w.toBytes();
         }
 
@@ -135,9 +156,17 @@ public final class TransitionMessages
             for (int i = 0; i < n; i++)
                 cands.add(new CandidateInfo(r.str("sstable"), r.i64("bytes"), r.f64("readRate"), r.i64("ageMillis")));
             long obsolete = r.i64("obsolete");
+            int ns = r.count("stripes", 5);
+            Map<String, Boolean> stripes = new java.util.HashMap<>();
+            for (int i = 0; i < ns; i++)
+            {
+                String id = r.str("stripe");
+                if (stripes.put(id, r.bool("shadowed")) != null)
+                    throw new IllegalArgumentException("NodeSnapshot: stripe " + id + " listed twice");
+            }
             r.end();
             return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
-                                    replaced, parityHot, parityCold, cands, obsolete);
+                                    replaced, parityHot, parityCold, cands, obsolete, stripes);
         }
 
         /** Hot-tier bytes of the table on this node. */

@@ -49,6 +49,13 @@ class TransitionMessagesTest
                      List.of(back.encodable(), back.encodableOld(), back.encodedHot(), back.encodedHotOld(), back.encodedCold(),
                              back.stubs(), back.replacedSecondaries(), back.parityHot(), back.parityCold()));
         assertEquals(1 + 2 + 3 + 4 + 5 + 6 + 8 + 10 + 12, snap.hotBytes());
+        // version 3: each stripe with files on the node, and whether they are all fully shadowed
+        java.util.Map<String, Boolean> stripes = java.util.Map.of("00112233445566778899aabbccddeeff", true,
+                                                                  "ffeeddccbbaa99887766554433221100", false);
+        NodeSnapshot withStripes = new NodeSnapshot("10.0.0.1", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), 0, stripes);
+        assertEquals(stripes, NodeSnapshot.decode(withStripes.encode()).stripes());
+        assertEquals(stripes, withStripes.withoutCandidates().stripes());
+        assertTrue(back.stripes().isEmpty());
 
         MemberRequest mr = new MemberRequest(T, "3gfx_0k7r_2", "00112233445566778899aabbccddeeff");
         assertEquals(mr, MemberRequest.decode(mr.encode()));
@@ -98,7 +105,7 @@ class TransitionMessagesTest
         assertTrue(e.getMessage().contains("version 2"), e.getMessage());
         // a huge count must not allocate: it is checked against the bytes left
         byte[] snap = new NodeSnapshot("n", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of()).encode();
-        snap[snap.length - 12] = 0x7f; // the candidates count (followed by the 8-byte obsolete field)
+        snap[snap.length - 16] = 0x7f; // the candidates count (followed by the 8-byte obsolete field and the stripes count)
         assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(snap));
     }
 }
