@@ -22,7 +22,11 @@ public final class VerbScopes
         READ_ONLY,
         /** PIN, BUILD_PARITY, STUB, COMMIT, ROLLBACK, DROP_PARITY, STUB_INSTALL: change one stripe's members. */
         STRIPE,
-        /** OFFLOAD_PARITY, OFFLOAD_PRIMARY: move this node's data of a table to the cold tier; RETIRE_MEMBERS: delete it. */
+        /**
+         * OFFLOAD_PARITY, OFFLOAD_PRIMARY: move this node's data of a table to the cold tier; RETIRE_MEMBERS: delete
+         * it; STUB_PURGE, STUB_REMOVE: purge against or remove this node's stubs of a stripe (sent to every ring node,
+         * not only participants, so only the coordinator that drives stripes may send them).
+         */
         COORDINATOR
     }
 
@@ -35,7 +39,7 @@ public final class VerbScopes
         return switch (verb)
         {
             case Verbs.PIN, Verbs.BUILD_PARITY, Verbs.STUB, Verbs.COMMIT, Verbs.ROLLBACK, Verbs.DROP_PARITY, Verbs.STUB_INSTALL -> Scope.STRIPE;
-            case Verbs.OFFLOAD_PARITY, Verbs.OFFLOAD_PRIMARY, Verbs.RETIRE_MEMBERS -> Scope.COORDINATOR;
+            case Verbs.OFFLOAD_PARITY, Verbs.OFFLOAD_PRIMARY, Verbs.RETIRE_MEMBERS, Verbs.STUB_PURGE, Verbs.STUB_REMOVE -> Scope.COORDINATOR;
             default -> Scope.READ_ONLY;
         };
     }

@@ -100,6 +100,14 @@ class RingAccessPolicyTest
         byte[] offload = new OffloadRequest(T, 100, 0).encode();
         assertNull(p.refuseRequest(from("127.0.0.1"), Verbs.OFFLOAD_PRIMARY, offload));
         assertTrue(p.refuseRequest(from("127.0.0.2"), Verbs.OFFLOAD_PARITY, offload).contains("only accepted from the transitioning coordinator"));
+        // verbs that delete or purge a node's data (retire, stub removal and purge) are the coordinator's too
+        byte[] ref = new io.elect.core.transition.wire.TransitionMessages.StripeRef(T, S1).encode();
+        for (int verb : new int[]{ Verbs.RETIRE_MEMBERS, Verbs.STUB_REMOVE, Verbs.STUB_PURGE })
+        {
+            assertNull(p.refuseRequest(from("127.0.0.1"), verb, ref), Verbs.name(verb));
+            assertTrue(p.refuseRequest(from("127.0.0.2"), verb, ref).contains("only accepted from the transitioning coordinator"),
+                       Verbs.name(verb) + " from a participant that is not the coordinator");
+        }
         assertNull(p.refuseRequest(from("127.0.0.4"), Verbs.READ_MEMBER, new byte[]{ 9 }));
         assertNull(p.refuseRequest(from("127.0.0.4"), Verbs.SNAPSHOT, new byte[0]));
         assertNull(p.refuseRequest(from("127.0.0.4"), 999, new byte[0]));
