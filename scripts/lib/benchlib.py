@@ -110,6 +110,16 @@ class Suite:
             self.die(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
         return r
 
+    def built_commit(self):
+        """The commit the measured build comes from (+ "-dirty" when the sources differ from it). Take it once, right
+        after scripts/build: a commit made while a benchmark runs must not be credited with numbers of the code
+        built before it (the clusters run the jar built at the start)."""
+        c = self.run(["git", "rev-parse", "--short", "HEAD"], check=False).stdout.strip()
+        if self.run(["git", "status", "--porcelain", "--", "elect-coding", "elect-core", "elect-offload", "elect-tsue",
+                     "ycsb", "pom.xml"], check=False).stdout.strip():
+            c += "-dirty"
+        return c
+
     def cluster_running(self):
         return self.run([CLUSTER, "status"], check=False).returncode == 0
 
