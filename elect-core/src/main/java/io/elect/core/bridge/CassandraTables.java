@@ -259,9 +259,15 @@ public final class CassandraTables implements LocalTables
             return;
         if (!TieredSSTables.isTiered(r) || TieredSSTables.sidecar(r.descriptor).source() != TieredSidecar.Source.DECODED)
             throw new IllegalArgumentException("sstable " + id + " of " + t + " is not a stub");
+        obsolete(cfs, r, "stub " + id + " of " + t);
+    }
+
+    /** Obsoletes a live SSTable in one lifecycle transaction (its files go once no read holds it); busy: retry later. */
+    private static void obsolete(ColumnFamilyStore cfs, SSTableReader r, String what)
+    {
         SSTableHold held = SSTableHold.tryAcquire(cfs, r, OperationType.UNKNOWN);
         if (held == null)
-            throw new IllegalStateException("stub " + id + " of " + t + " is busy (compaction, purge or paused compactions); retry later");
+            throw new IllegalStateException(what + " is busy (compaction, purge or paused compactions); retry later");
         try (held)
         {
             held.txn().obsoleteOriginals();
@@ -281,14 +287,7 @@ public final class CassandraTables implements LocalTables
             throw new IllegalStateException("sstable " + id + " of " + t + " is frozen under " + owner + ", not " + tag + ": not retired");
         if (TieredSSTables.isTiered(r) && TieredSSTables.sidecar(r.descriptor).source() == TieredSidecar.Source.DECODED)
             throw new IllegalStateException("sstable " + id + " of " + t + " is a stub, not a member");
-        SSTableHold held = SSTableHold.tryAcquire(cfs, r, OperationType.UNKNOWN);
-        if (held == null)
-            throw new IllegalStateException("member " + id + " of " + t + " is busy (compaction, purge or paused compactions); retry later");
-        try (held)
-        {
-            held.txn().obsoleteOriginals();
-            held.txn().finish();
-        }
+        obsolete(cfs, r, "member " + id + " of " + t);
     }
 
     @Override

@@ -3,9 +3,7 @@ package io.elect.core.node;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
@@ -33,34 +31,6 @@ final class Futures
         {
             throw new IOException(e.getCause() == null ? e.toString() : e.getCause().getMessage(), e.getCause());
         }
-    }
-
-    /**
-     * Every future's value, waiting for ALL of them before failing with the first failure: a fan-out that throws has
-     * nothing still in flight, so the caller's retry never overlaps it.
-     */
-    static List<byte[]> awaitAll(List<CompletableFuture<byte[]>> calls) throws IOException
-    {
-        List<byte[]> answers = new ArrayList<>(calls.size());
-        IOException first = null;
-        for (CompletableFuture<byte[]> c : calls)
-        {
-            try
-            {
-                answers.add(await(c));
-            }
-            catch (IOException e)
-            {
-                answers.add(null);
-                if (first == null)
-                    first = e;
-                else
-                    first.addSuppressed(e);
-            }
-        }
-        if (first != null)
-            throw first;
-        return answers;
     }
 
     /** Deletes dir and everything under it; nothing if it does not exist. */

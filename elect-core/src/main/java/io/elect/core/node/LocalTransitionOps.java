@@ -364,7 +364,7 @@ public final class LocalTransitionOps
             calls.add(node.transport().requestOnce(node.peer(replica), Verbs.STUB_INSTALL, install.encode(), 15 * 60_000L));
         }
         StubResult total = new StubResult(0, 0, 0, 0);
-        for (byte[] answer : Futures.awaitAll(calls))
+        for (byte[] answer : RemoteStripeParticipant.awaitAll(calls, "STUB_INSTALL"))
             total = total.plus(StubResult.decode(answer));
         return total;
     }

@@ -327,9 +327,10 @@ public final class RemoteStripeParticipant implements StripeParticipant
     /**
      * Waits for EVERY call (null entries are skipped and answer null) and only then fails with the first failure, so a
      * fan-out that throws has nothing of its own still in flight: the state machine's retry of a phase never overlaps
-     * a request of the attempt before it (a rollback's retried STUB_REMOVE raced its own first attempt in CI).
+     * a request of the attempt before it (a rollback's retried STUB_REMOVE raced its own first attempt in CI). Failures
+     * are IllegalStateExceptions naming {@code what} and the first cause; the others are suppressed into it.
      */
-    static List<byte[]> awaitAll(List<CompletableFuture<byte[]>> calls, String what)
+    public static List<byte[]> awaitAll(List<CompletableFuture<byte[]>> calls, String what)
     {
         List<byte[]> answers = new ArrayList<>(calls.size());
         RuntimeException first = null;
