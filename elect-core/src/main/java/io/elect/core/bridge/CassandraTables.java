@@ -291,11 +291,11 @@ public final class CassandraTables implements LocalTables
     }
 
     @Override
-    public Map<String, Boolean> shadowedStripes(TableRef t) throws IOException
+    public Map<String, Boolean> shadowedStripes(TableRef t, boolean scan) throws IOException
     {
         ColumnFamilyStore cfs = cfs(t);
         Map<String, Double> obsolete = bridge.obsolete().fractions(cfs, bridge.frozen()::isFrozen);
-        return bridge.shadows().stripes(cfs, bridge.frozen().frozen(cfs), obsolete, bridge.node().clock());
+        return bridge.shadows().stripes(cfs, bridge.frozen().frozen(cfs), obsolete, scan, bridge.node().clock());
     }
 
     /**

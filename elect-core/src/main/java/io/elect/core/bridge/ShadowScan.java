@@ -34,7 +34,9 @@ import org.apache.cassandra.io.sstable.format.SSTableReader;
  * <p>Cost: the exact check reads F whole (through its tiered data for stubs and offloaded members), so it runs only
  * for files whose {@link ObsoleteScan} share is 1 (every partition has a strictly newer version somewhere: necessary
  * but not sufficient, a partial update leaves cells), and its answer is cached per F against the ids of its shadows.
- * A check that fails (a remote member unreachable) answers false and is retried next time. Thread-safe.
+ * The checks run only when asked to scan (the node's maintenance thread); SNAPSHOT answers from the cache, a file
+ * not checked yet counting as not shadowed, so that no snapshot waits for whole files to be read. A check that fails
+ * (a remote member unreachable) answers false and is retried next time. Thread-safe.
  */
 final class ShadowScan
 {
@@ -54,8 +56,10 @@ final class ShadowScan
      *
      * @param tags     the frozen registry (SSTable id -> stripe id)
      * @param obsolete ObsoleteScan's shares by SSTable id (the gate)
+     * @param scan     run the exact checks that are due; false: cached answers only (missing or outdated: false)
      */
-    Map<String, Boolean> stripes(ColumnFamilyStore cfs, Map<String, String> tags, Map<String, Double> obsolete, Clock clock)
+    Map<String, Boolean> stripes(ColumnFamilyStore cfs, Map<String, String> tags, Map<String, Double> obsolete, boolean scan,
+                                 Clock clock)
     {
         Map<String, Boolean> out = new HashMap<>();
         Set<String> keep = new TreeSet<>();
@@ -74,7 +78,7 @@ final class ShadowScan
                 boolean shadowed = false;
                 Double share = obsolete.get(f.descriptor.id.toString());
                 if (share != null && share >= WHOLE)
-                    shadowed = exact(cfs, f, key, shadows(f, tag, live, tags), clock);
+                    shadowed = exact(cfs, f, key, shadows(f, tag, live, tags), scan, clock);
                 out.merge(tag, shadowed, Boolean::logicalAnd);
             }
         }
@@ -82,7 +86,7 @@ final class ShadowScan
         return out;
     }
 
-    private boolean exact(ColumnFamilyStore cfs, SSTableReader f, String key, List<SSTableReader> shadows, Clock clock)
+    private boolean exact(ColumnFamilyStore cfs, SSTableReader f, String key, List<SSTableReader> shadows, boolean scan, Clock clock)
     {
         Set<String> against = new TreeSet<>();
         for (SSTableReader g : shadows)
@@ -90,6 +94,8 @@ final class ShadowScan
         Entry e = cache.get(key);
         if (e != null && e.against().equals(against))
             return e.shadowed();
+        if (!scan)
+            return false; // not checked against these shadows yet: the maintenance thread will
         long start = clock.nanoTime();
         try
         {

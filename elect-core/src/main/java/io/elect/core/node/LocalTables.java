@@ -169,8 +169,12 @@ public interface LocalTables
      * shadows: unfrozen files, and frozen files of another stripe all of whose data is strictly newer (min timestamp
      * above the shadowed file's max), so shadowing between frozen files is acyclic (equal cells in two stripes never
      * retire both). Conservative: a file not known to be fully shadowed is reported false.
+     *
+     * @param scan whether to run the exact checks that are due (they read whole files, possibly remote or cold: the
+     *             node's maintenance does, in the background); false answers from the last checks only, so that a
+     *             SNAPSHOT never waits for one (a file not checked yet, or whose shadows changed since, is false)
      */
-    Map<String, Boolean> shadowedStripes(TableRef table) throws IOException;
+    Map<String, Boolean> shadowedStripes(TableRef table, boolean scan) throws IOException;
 
     /**
      * Adds a LOCAL file frozen under {@code tag} from a data file and component copies (a member restored by a

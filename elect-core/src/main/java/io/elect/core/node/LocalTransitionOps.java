@@ -549,8 +549,29 @@ public final class LocalTransitionOps
             }
         }
         examined.keySet().retainAll(liveStubs);
+        scanShadows();
         recallHot();
         collectColdGarbage();
+    }
+
+    /**
+     * Runs the retire step's exact shadow checks that are due (they read whole files; SNAPSHOT only reports their
+     * cached answers, so that no snapshot waits for them).
+     */
+    private void scanShadows()
+    {
+        for (TableRef t : node.tables().electTables())
+        {
+            try
+            {
+                if (node.tables().exists(t))
+                    node.tables().shadowedStripes(t, true);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("shadow checks of {} failed (retried next time): {}", t, e.toString());
+            }
+        }
     }
 
     /** Offloaded primaries that turned hot come back to the hot tier (see ColdOffload.recallHot). */

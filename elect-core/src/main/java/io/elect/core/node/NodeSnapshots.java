@@ -154,6 +154,6 @@ final class NodeSnapshots
             obsolete += b;
         obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
         return new NodeSnapshot(node.self(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
-                                stubs, replaced, parity[0], parity[1], candidates, obsolete, node.tables().shadowedStripes(t));
+                                stubs, replaced, parity[0], parity[1], candidates, obsolete, node.tables().shadowedStripes(t, false));
     }
 }

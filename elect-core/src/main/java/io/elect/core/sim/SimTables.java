@@ -616,10 +616,11 @@ final class SimTables implements LocalTables
      * As Cassandra's adapter does (ShadowScan), on the simulation's one-cell rows: a tagged file F is fully shadowed
      * when every key of it has, in an allowed shadow G, a version with a timestamp above F's greatest; allowed shadows
      * are unfrozen files (LOCAL: read) and frozen files of another stripe whose smallest timestamp is above F's
-     * greatest (certain without reading). A file without statistics counts as not shadowed.
+     * greatest (certain without reading). A file without statistics counts as not shadowed. Computed on every call
+     * ({@code scan} is ignored): the simulation's files are small and its runs must not depend on maintenance timing.
      */
     @Override
-    public Map<String, Boolean> shadowedStripes(TableRef t) throws IOException
+    public Map<String, Boolean> shadowedStripes(TableRef t, boolean scan) throws IOException
     {
         check(t);
         Map<String, Boolean> out = new HashMap<>();

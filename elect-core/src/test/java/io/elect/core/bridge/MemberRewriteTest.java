@@ -206,28 +206,30 @@ class MemberRewriteTest
         SSTableReader f = cfs.getLiveSSTables().iterator().next();
         String a = "00000000000000000000000000000aaa", b = "00000000000000000000000000000bbb";
         NodeHandoff.bridge().frozen().freeze(cfs, f, a);
-        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t), "nothing newer");
+        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t, true), "nothing newer");
 
         for (int i = 0; i < 199; i++)
             session.execute(insert.bind("k" + i, value(i, 1)));
         cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
-        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t), "one row of 200 has no newer version");
+        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t, true), "one row of 200 has no newer version");
 
         session.execute(insert.bind("k199", value(199, 1)));
         cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
-        assertEquals(java.util.Map.of(a, true), tables.shadowedStripes(t), "every row overwritten");
+        assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t, false), "not checked yet: a SNAPSHOT does not wait for the check");
+        assertEquals(java.util.Map.of(a, true), tables.shadowedStripes(t, true), "every row overwritten");
+        assertEquals(java.util.Map.of(a, true), tables.shadowedStripes(t, false), "the maintenance's answer, cached");
 
         // the newer versions encoded by a later stripe still shadow it (all strictly newer); the later one is not shadowed
         for (SSTableReader g : cfs.getLiveSSTables())
             if (g != f)
                 NodeHandoff.bridge().frozen().freeze(cfs, g, b);
-        assertEquals(java.util.Map.of(a, true, b, false), tables.shadowedStripes(t));
+        assertEquals(java.util.Map.of(a, true, b, false), tables.shadowedStripes(t, true));
 
         assertThrows(IllegalStateException.class, () -> tables.retire(t, f.descriptor.id.toString(), b), "another stripe's tag");
         tables.retire(t, f.descriptor.id.toString(), a);
         assertTrue(cfs.getLiveSSTables().stream().noneMatch(r -> r.descriptor.id.equals(f.descriptor.id)), "the member is gone");
         tables.retire(t, f.descriptor.id.toString(), a); // idempotent
-        assertEquals(java.util.Map.of(b, false), tables.shadowedStripes(t));
+        assertEquals(java.util.Map.of(b, false), tables.shadowedStripes(t, true));
         for (int i = 0; i < 200; i++)
             assertEquals(value(i, 1), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
     }
