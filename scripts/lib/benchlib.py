@@ -86,6 +86,8 @@ class Suite:
         self.env = dict(os.environ, ELECT_RUN_DIR=os.environ.get("ELECT_RUN_DIR", os.path.join(ROOT, "run", run_dir_name)),
                         ELECT_SKIP_BUILD="1")
         self.run_dir = os.path.abspath(self.env["ELECT_RUN_DIR"])
+        # what this run builds and measures: HEAD (+ "-dirty") when the suite starts, before its build
+        self.start_commit = self.built_commit()
 
     def log(self, msg):
         print(f"[{time.strftime('%H:%M:%S')}] {self.name}: {msg}", flush=True)
