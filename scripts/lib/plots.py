@@ -267,22 +267,23 @@ def plot_storage(data, out):
     y = alpha as a line, with the +-2-point band the suite's tolerance allows."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 5))
-    shapes = sorted({(r["nodes"], r["k"], r["m"], r["rf"]) for r in data})
+    shape = lambda r: (r["nodes"], r["k"], r["m"], r["rf"], r.get("field_length", 1000))  # noqa: E731
+    shapes = sorted({shape(r) for r in data})
     markers = "osD^v<>"
     alphas = sorted({r["alpha"] for r in data})
     lo, hi = min(alphas + [0.0]) - 0.05, max(alphas + [0.9]) + 0.05
     ax.plot([lo, hi], [lo, hi], color="k", lw=1, label="target: saving = alpha")
     ax.fill_between([lo, hi], [lo - 0.02, hi - 0.02], [lo + 0.02, hi + 0.02], color="k", alpha=0.08,
                     label="alpha +- 0.02")
-    for i, (nodes, k, m, rf) in enumerate(shapes):
-        rows = sorted((r for r in data if (r["nodes"], r["k"], r["m"], r["rf"]) == (nodes, k, m, rf)
+    for i, (nodes, k, m, rf, value) in enumerate(shapes):
+        rows = sorted((r for r in data if shape(r) == (nodes, k, m, rf, value)
                        and r.get("achieved_saving") is not None), key=lambda r: r["alpha"])
         if not rows:
             continue
         xs = [r["alpha"] for r in rows]
         ys = [r["achieved_saving"] for r in rows]
         line, = ax.plot(xs, ys, marker=markers[i % len(markers)], ls=":", ms=7,
-                        label=f"{nodes} nodes, k={k} m={m}, RF={rf}")
+                        label=f"{nodes} nodes, k={k} m={m}, RF={rf}" + ("" if value == 1000 else f", {value} B values"))
         for x, y in zip(xs, ys):
             ax.annotate(f"{100 * y:.1f}%", (x, y), textcoords="offset points",
                         xytext=(10, -14) if i % 2 == 0 else (-34, 8), fontsize=7, color=line.get_color())

@@ -8,12 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -46,14 +44,13 @@ import io.elect.core.transition.wire.TransitionMessages.StripeRef;
 import io.elect.core.transition.wire.TransitionMessages.StubCount;
 import io.elect.core.transition.wire.TransitionMessages.StubResult;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
-import io.elect.core.transport.Peer;
 import io.elect.core.transport.Verbs;
 import io.elect.offload.ColdStore;
 
 /**
  * This node's side of the transitioning verbs (docs/formats/verbs.md): its byte snapshot and candidates, pinning a
  * member, building a parity member, stubbing the secondaries of a member, installing a stub, commit, rollback and
- * dropping parity; and the periodic re-purge of new files against the stubs ({@link #maintain}). Every handler is
+ * dropping parity; {@link #maintain} runs {@link NodeMaintenance}. Every handler is
  * idempotent: the same request twice has the effect of one. Written against {@link LocalTables}, {@link Ring} and the
  * transport only.
  *
@@ -66,11 +63,10 @@ public final class LocalTransitionOps
 
     private final NodeContext node;
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
-    /** Per stub (table/id): files already purged against it (in memory: a restart re-examines each once). */
-    private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
     private final ColdOffload offload;
     private final NodeSnapshots snapshots;
     private final NodeRebuilds rebuilds;
+    private final NodeMaintenance maintenance;
 
     LocalTransitionOps(NodeContext node, NodeRebuilds rebuilds)
     {
@@ -78,6 +74,7 @@ public final class LocalTransitionOps
         this.rebuilds = rebuilds;
         this.snapshots = new NodeSnapshots(node);
         this.offload = new ColdOffload(node, this::isPinned, snapshots::readRate);
+        this.maintenance = new NodeMaintenance(node, this, offload);
     }
 
     /** This node's snapshot of the table (as SNAPSHOT returns it). */
@@ -477,7 +474,7 @@ public final class LocalTransitionOps
         return s != null && s.purgesMayHaveBegun();
     }
 
-    private StripeState stripeStateOrGone(String tag)
+    StripeState stripeStateOrGone(String tag)
     {
         try
         {
@@ -491,164 +488,10 @@ public final class LocalTransitionOps
 
     // ------------------------------------------------------------------ maintenance
 
-    /**
-     * Purges, against every stub of every ELECT table, the files that appeared since its last purge (flushes and
-     * compactions after the stub was installed may hold row versions the stub shadows: writes that were still in a
-     * memtable at install time, or compaction outputs mixing purged and unpurged data). Each file is examined once per
-     * stub; files busy in a compaction are retried next time.
-     */
+    /** One pass of the node's periodic maintenance (see {@link NodeMaintenance}). */
     public void maintain()
     {
-        Set<String> liveStubs = new HashSet<>();
-        java.util.Map<String, StripeState> states = new java.util.HashMap<>();
-        for (TableRef t : node.tables().electTables())
-        {
-            if (!node.tables().exists(t))
-                continue;
-            List<TableFile> live;
-            try
-            {
-                live = node.tables().files(t);
-            }
-            catch (IOException | RuntimeException e)
-            {
-                logger.warn("re-purge of {}: cannot list its files (retried next time): {}", t, e.toString());
-                continue;
-            }
-            for (TableFile stub : live)
-            {
-                if (!stub.isStub())
-                    continue;
-                if (stub.frozenTag() != null && danglingStub(t, stub, states))
-                    continue;
-                if (!purgeAllowed(stub, states))
-                    continue;
-                String key = t + "/" + stub.id();
-                liveStubs.add(key);
-                Set<String> seen = examined.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet());
-                boolean anyNew = false;
-                for (TableFile f : live)
-                    anyNew |= !f.frozen() && !seen.contains(f.id());
-                if (!anyNew)
-                    continue;
-                try
-                {
-                    LocalTables.PurgeResult st = node.tables().purge(t, List.of(stub.id()), id -> !seen.contains(id));
-                    Set<String> busy = new HashSet<>(st.busy());
-                    for (TableFile f : live)
-                        if (!f.frozen() && !busy.contains(f.id()))
-                            seen.add(f.id());
-                    if (st.rewritten() > 0)
-                        logger.info("re-purge of {} against stub {}: {} SSTables rewritten, {} -> {} bytes ({} ms)", t,
-                                    stub.id(), st.rewritten(), st.bytesBefore(), st.bytesAfter(), st.millis());
-                }
-                catch (IOException | RuntimeException e)
-                {
-                    logger.warn("re-purge of {} against stub {} failed (retried next time): {}", t, stub.id(), e.toString());
-                }
-            }
-        }
-        examined.keySet().retainAll(liveStubs);
-        scanShadows();
-        recallHot();
-        collectColdGarbage();
-    }
-
-    /**
-     * Runs the retire step's exact shadow checks that are due (they read whole files; SNAPSHOT only reports their
-     * cached answers, so that no snapshot waits for them).
-     */
-    private void scanShadows()
-    {
-        for (TableRef t : node.tables().electTables())
-        {
-            try
-            {
-                if (node.tables().exists(t))
-                    node.tables().shadowedStripes(t, true);
-            }
-            catch (IOException | RuntimeException e)
-            {
-                logger.warn("shadow checks of {} failed (retried next time): {}", t, e.toString());
-            }
-        }
-    }
-
-    /** Offloaded primaries that turned hot come back to the hot tier (see ColdOffload.recallHot). */
-    private void recallHot()
-    {
-        if (!node.config().offloadEnabled)
-            return;
-        for (TableRef t : node.tables().electTables())
-        {
-            try
-            {
-                if (node.tables().exists(t))
-                    offload.recallHot(t);
-            }
-            catch (IOException | RuntimeException e)
-            {
-                logger.warn("recall of hot offloaded primaries of {} failed (retried next time): {}", t, e.toString());
-            }
-        }
-    }
-
-    /** Clock millis of the last cold-tier garbage collection per table (at most one per GC_INTERVAL). */
-    private final Map<TableRef, Long> lastColdGc = new ConcurrentHashMap<>();
-    static final long COLD_GC_INTERVAL_MILLIS = 10 * 60_000L;
-
-    private void collectColdGarbage()
-    {
-        if (!node.config().offloadEnabled)
-            return;
-        long now = node.clock().millis();
-        for (TableRef t : node.tables().electTables())
-        {
-            Long last = lastColdGc.get(t);
-            if (last != null && now - last < COLD_GC_INTERVAL_MILLIS)
-                continue;
-            lastColdGc.put(t, now);
-            try
-            {
-                offload.gcColdObjects(t);
-            }
-            catch (IOException | RuntimeException e)
-            {
-                logger.warn("cold-tier garbage collection of {} failed (retried later): {}", t, e.toString());
-            }
-        }
-    }
-
-    /**
-     * Removes a stub whose stripe is rolled back or gone (a STUB_INSTALL that raced with the rollback); returns whether
-     * it did. A store that cannot answer now leaves the stub for the next pass.
-     */
-    private boolean danglingStub(TableRef t, TableFile stub, java.util.Map<String, StripeState> states)
-    {
-        StripeState s;
-        try
-        {
-            if (!node.store().ready())
-                return false;
-            s = states.computeIfAbsent(stub.frozenTag(), this::stripeStateOrGone);
-        }
-        catch (RuntimeException e)
-        {
-            return false;
-        }
-        if (s != null && !removesStubs(s))
-            return false;
-        try
-        {
-            node.tables().removeStub(t, stub.id());
-            logger.info("stub {} of {} removed: its stripe {} is {}", stub.id(), t, stub.frozenTag(), s == null ? "gone" : s);
-            return true;
-        }
-        catch (IOException | RuntimeException e)
-        {
-            logger.warn("cannot remove the dangling stub {} of {} (retried next time): {}", stub.id(), t, e.toString());
-            return false;
-        }
+        maintenance.run();
     }
 
     /** Copies a whole {@code node:} file of known length to dest (fsynced), 1 MiB per request. */

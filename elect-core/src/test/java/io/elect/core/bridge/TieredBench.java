@@ -1,5 +1,6 @@
 package io.elect.core.bridge;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -40,7 +41,11 @@ import io.elect.offload.s3proxy.S3ProxyLauncher;
  * repetition runs every configuration once, in a shuffled order. Each key lives in exactly one SSTable, so a point
  * read touches one data file. "cold" = the tiered chunk cache is cleared before every read.
  *
- * Args: --work DIR --json FILE --markdown FILE --command STRING [--quick]
+ * Args: --work DIR --json FILE --markdown FILE --command STRING [--quick] [--cold-latency-ms MS]
+ *
+ * <p>{@code --cold-latency-ms MS} puts scripts/lib/delay_proxy.py (a real TCP proxy in its own process, started and
+ * stopped here) between the node and S3Proxy, holding every request MS milliseconds: ELECT's evaluation had its
+ * object store ~45 ms away. The filesystem store (DECODED-fs-parity) is not delayed.
  */
 public final class TieredBench
 {
@@ -58,6 +63,7 @@ public final class TieredBench
     {
         int rc = 1;
         S3ProxyHandle s3 = null;
+        Process proxy = null;
         try
         {
             Map<String, String> a = new LinkedHashMap<>();
@@ -74,7 +80,22 @@ public final class TieredBench
             S3Credentials creds = S3Credentials.generate();
             s3 = S3ProxyLauncher.start(work.resolve("s3proxy"), 0, creds, "elect-bench", Duration.ofSeconds(180));
             creds.writeFile(s3.credentialsFile());
-            ColdStore store = new S3ColdStore(S3ColdStoreConfig.local(s3.endpoint(), s3.bucket(), s3.credentialsFile()));
+            double delayMs = Double.parseDouble(a.getOrDefault("cold-latency-ms", "0"));
+            if (Double.isNaN(delayMs) || delayMs < 0)
+                throw new IllegalArgumentException("--cold-latency-ms must be >= 0, was " + delayMs);
+            URI endpoint = s3.endpoint();
+            if (delayMs > 0)
+            {
+                int port = freePort();
+                proxy = new ProcessBuilder("python3", "scripts/lib/delay_proxy.py", "--listen", "127.0.0.1:" + port,
+                                           "--target", endpoint.getHost() + ":" + endpoint.getPort(),
+                                           "--delay-ms", Double.toString(delayMs))
+                        .redirectErrorStream(true).redirectOutput(work.resolve("delay-proxy.log").toFile()).start();
+                awaitPort(port, proxy);
+                endpoint = new URI(endpoint.getScheme(), null, "127.0.0.1", port, endpoint.getPath(), null, null);
+                System.out.println("TieredBench cold tier: +" + delayMs + " ms per request through a proxy on 127.0.0.1:" + port);
+            }
+            ColdStore store = new S3ColdStore(S3ColdStoreConfig.local(endpoint, s3.bucket(), s3.credentialsFile()));
             ColdStore fs = FramedColdStore.fileSystem(work.resolve("fs-store"));
             NodeHandoff.bridge().node().tiered().registerStore("s3", store);
             NodeHandoff.bridge().node().tiered().registerStore("fs", fs);
@@ -92,6 +113,11 @@ public final class TieredBench
         }
         finally
         {
+            if (proxy != null)
+            {
+                proxy.destroy();
+                proxy.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
             if (s3 != null)
                 s3.stop(Duration.ofSeconds(30));
         }
@@ -173,7 +199,36 @@ public final class TieredBench
                 repP50.get(c.label()).add(pct(one, 50));
             }
         }
-        report(configs, lat, repP50, bytes, reps, opsPerRep, Paths.get(a.get("json")), Paths.get(a.get("markdown")), a.get("command"));
+        report(configs, lat, repP50, bytes, reps, opsPerRep, Double.parseDouble(a.getOrDefault("cold-latency-ms", "0")),
+               Paths.get(a.get("json")), Paths.get(a.get("markdown")), a.get("command"));
+    }
+
+    static int freePort() throws java.io.IOException
+    {
+        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            return ss.getLocalPort();
+        }
+    }
+
+    /** Waits until the proxy accepts connections; fails if it exits or takes more than 20 s. */
+    static void awaitPort(int port, Process proxy) throws Exception
+    {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (true)
+        {
+            try (java.net.Socket ignored = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port))
+            {
+                return;
+            }
+            catch (java.io.IOException e)
+            {
+                if (!proxy.isAlive() || System.nanoTime() > deadline)
+                    throw new IllegalStateException("the cold-tier delay proxy did not start on port " + port
+                                                     + " (see delay-proxy.log in the work directory)", e);
+                Thread.sleep(100);
+            }
+        }
     }
 
     static List<Path> dataFiles(List<SSTableReader> rounds, int first)
@@ -203,7 +258,8 @@ public final class TieredBench
     }
 
     static void report(List<Config> configs, Map<String, List<Double>> lat, Map<String, List<Double>> repP50,
-                       Map<String, long[]> bytes, int reps, int ops, Path json, Path md, String command) throws Exception
+                       Map<String, long[]> bytes, int reps, int ops, double coldLatencyMs, Path json, Path md,
+                       String command) throws Exception
     {
         double localP50 = pct(lat.get("LOCAL/n/a"), 50);
         StringBuilder j = new StringBuilder("[\n");
@@ -214,7 +270,11 @@ public final class TieredBench
          .append("object on S3Proxy, or on a local filesystem ColdStore standing in for loopback peers). cold = tiered ")
          .append("chunk cache cleared before every read. ").append(reps).append(" interleaved repetitions x ").append(ops)
          .append(" reads per configuration; spread = min..max of the per-repetition p50. bytes/read = bytes fetched from ")
-         .append("the cold tier / stripe members (LOCAL reads the local file: not counted).\n\n");
+         .append("the cold tier / stripe members (LOCAL reads the local file: not counted). Cold tier: ")
+         .append(coldLatencyMs > 0 ? String.format(Locale.ROOT, "S3Proxy behind a proxy adding %.0f ms per request "
+                                                                + "(scripts/lib/delay_proxy.py; ELECT's object store was ~45 ms away)", coldLatencyMs)
+                                   : "S3Proxy on loopback, no added latency")
+         .append(".\n\n");
         m.append("Command: `").append(command).append("`\n\n");
         m.append("| source | cache | p50 ms | p99 ms | p50 spread ms | p50 / LOCAL | bytes/read |\n|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < configs.size(); i++)
@@ -225,8 +285,9 @@ public final class TieredBench
             long bpr = bytes.get(c.label())[0] / Math.max(1, bytes.get(c.label())[1]);
             List<Double> r = repP50.get(c.label());
             j.append(String.format(Locale.ROOT, "  {\"source\": \"%s\", \"cache\": \"%s\", \"p50_ms\": %.3f, \"p99_ms\": %.3f, "
-                                                + "\"bytes_per_read\": %d, \"reads\": %d, \"p50_ms_per_rep\": %s}%s\n",
-                                   c.source(), c.cache(), p50, p99, bpr, xs.size(), fmt(r), i + 1 < configs.size() ? "," : ""));
+                                                + "\"bytes_per_read\": %d, \"reads\": %d, \"p50_ms_per_rep\": %s, \"cold_latency_ms\": %.1f}%s\n",
+                                   c.source(), c.cache(), p50, p99, bpr, xs.size(), fmt(r), coldLatencyMs,
+                                   i + 1 < configs.size() ? "," : ""));
             m.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f..%.2f | %.2fx | %d |\n", c.source(), c.cache(),
                                    p50, p99, Collections.min(r), Collections.max(r), p50 / localP50, bpr));
         }

@@ -1,0 +1,200 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.node.LocalTables.TableFile;
+import io.elect.core.stripes.StripeState;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+/**
+ * The node's periodic maintenance, one pass per transition interval on the maintenance thread
+ * ({@link LocalTransitionOps#maintain}): re-purges new files against the stubs, removes stubs whose stripe rolled back
+ * or is gone, runs the retire step's exact shadow checks, recalls offloaded primaries that turned hot, and collects
+ * the cold tier's garbage (at most every {@value #COLD_GC_INTERVAL_MILLIS} ms per table). Each part logs and skips a
+ * table it cannot handle now; the next pass retries. Not thread-safe: one pass at a time (the maintenance thread).
+ */
+final class NodeMaintenance
+{
+    private static final Logger logger = LoggerFactory.getLogger(NodeMaintenance.class);
+
+    private final NodeContext node;
+    private final LocalTransitionOps ops;
+    private final ColdOffload offload;
+    /** Per stub (table/id): files already purged against it (in memory: a restart re-examines each once). */
+    private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
+
+    NodeMaintenance(NodeContext node, LocalTransitionOps ops, ColdOffload offload)
+    {
+        this.node = node;
+        this.ops = ops;
+        this.offload = offload;
+    }
+
+    /**
+     * Purges, against every stub of every ELECT table, the files that appeared since its last purge (flushes and
+     * compactions after the stub was installed may hold row versions the stub shadows: writes that were still in a
+     * memtable at install time, or compaction outputs mixing purged and unpurged data). Each file is examined once per
+     * stub; files busy in a compaction are retried next time.
+     */
+    void run()
+    {
+        Set<String> liveStubs = new HashSet<>();
+        java.util.Map<String, StripeState> states = new java.util.HashMap<>();
+        for (TableRef t : node.tables().electTables())
+        {
+            if (!node.tables().exists(t))
+                continue;
+            List<TableFile> live;
+            try
+            {
+                live = node.tables().files(t);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("re-purge of {}: cannot list its files (retried next time): {}", t, e.toString());
+                continue;
+            }
+            for (TableFile stub : live)
+            {
+                if (!stub.isStub())
+                    continue;
+                if (stub.frozenTag() != null && danglingStub(t, stub, states))
+                    continue;
+                if (!ops.purgeAllowed(stub, states))
+                    continue;
+                String key = t + "/" + stub.id();
+                liveStubs.add(key);
+                Set<String> seen = examined.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet());
+                boolean anyNew = false;
+                for (TableFile f : live)
+                    anyNew |= !f.frozen() && !seen.contains(f.id());
+                if (!anyNew)
+                    continue;
+                try
+                {
+                    LocalTables.PurgeResult st = node.tables().purge(t, List.of(stub.id()), id -> !seen.contains(id));
+                    Set<String> busy = new HashSet<>(st.busy());
+                    for (TableFile f : live)
+                        if (!f.frozen() && !busy.contains(f.id()))
+                            seen.add(f.id());
+                    if (st.rewritten() > 0)
+                        logger.info("re-purge of {} against stub {}: {} SSTables rewritten, {} -> {} bytes ({} ms)", t,
+                                    stub.id(), st.rewritten(), st.bytesBefore(), st.bytesAfter(), st.millis());
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    logger.warn("re-purge of {} against stub {} failed (retried next time): {}", t, stub.id(), e.toString());
+                }
+            }
+        }
+        examined.keySet().retainAll(liveStubs);
+        scanShadows();
+        recallHot();
+        collectColdGarbage();
+    }
+
+    /**
+     * Runs the retire step's exact shadow checks that are due (they read whole files; SNAPSHOT only reports their
+     * cached answers, so that no snapshot waits for them).
+     */
+    private void scanShadows()
+    {
+        for (TableRef t : node.tables().electTables())
+        {
+            try
+            {
+                if (node.tables().exists(t))
+                    node.tables().shadowedStripes(t, true);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("shadow checks of {} failed (retried next time): {}", t, e.toString());
+            }
+        }
+    }
+
+    /** Offloaded primaries that turned hot come back to the hot tier (see ColdOffload.recallHot). */
+    private void recallHot()
+    {
+        if (!node.config().offloadEnabled)
+            return;
+        for (TableRef t : node.tables().electTables())
+        {
+            try
+            {
+                if (node.tables().exists(t))
+                    offload.recallHot(t);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("recall of hot offloaded primaries of {} failed (retried next time): {}", t, e.toString());
+            }
+        }
+    }
+
+    /** Clock millis of the last cold-tier garbage collection per table (at most one per GC_INTERVAL). */
+    private final Map<TableRef, Long> lastColdGc = new ConcurrentHashMap<>();
+    static final long COLD_GC_INTERVAL_MILLIS = 10 * 60_000L;
+
+    private void collectColdGarbage()
+    {
+        if (!node.config().offloadEnabled)
+            return;
+        long now = node.clock().millis();
+        for (TableRef t : node.tables().electTables())
+        {
+            Long last = lastColdGc.get(t);
+            if (last != null && now - last < COLD_GC_INTERVAL_MILLIS)
+                continue;
+            lastColdGc.put(t, now);
+            try
+            {
+                offload.gcColdObjects(t);
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("cold-tier garbage collection of {} failed (retried later): {}", t, e.toString());
+            }
+        }
+    }
+
+    /**
+     * Removes a stub whose stripe is rolled back or gone (a STUB_INSTALL that raced with the rollback); returns whether
+     * it did. A store that cannot answer now leaves the stub for the next pass.
+     */
+    private boolean danglingStub(TableRef t, TableFile stub, java.util.Map<String, StripeState> states)
+    {
+        StripeState s;
+        try
+        {
+            if (!node.store().ready())
+                return false;
+            s = states.computeIfAbsent(stub.frozenTag(), ops::stripeStateOrGone);
+        }
+        catch (RuntimeException e)
+        {
+            return false;
+        }
+        if (s != null && !LocalTransitionOps.removesStubs(s))
+            return false;
+        try
+        {
+            node.tables().removeStub(t, stub.id());
+            logger.info("stub {} of {} removed: its stripe {} is {}", stub.id(), t, stub.frozenTag(), s == null ? "gone" : s);
+            return true;
+        }
+        catch (IOException | RuntimeException e)
+        {
+            logger.warn("cannot remove the dangling stub {} of {} (retried next time): {}", stub.id(), t, e.toString());
+            return false;
+        }
+    }
+}
