@@ -106,6 +106,28 @@ public final class ElectStripeStore implements StripeStore
     }
 
     @Override
+    public Outcome replan(StripeRecord expected, StripeRecord next)
+    {
+        StripeStore.checkReplan(expected, next);
+        Optional<StripeRecord> cur = read(next.id(), serial);
+        if (cur.isEmpty())
+            return Outcome.CONFLICT;
+        if (cur.get().samePlan(next) && cur.get().state() == next.state())
+            return Outcome.ALREADY;
+        if (cur.get().version() != expected.version())
+            return Outcome.CONFLICT;
+        UntypedResultSet rs = run("UPDATE " + T + " SET state = ?, version = ?, record = ? WHERE id = ? IF version = ?", write,
+                                  Int32Type.instance.decompose(next.state().code), LongType.instance.decompose(next.version()),
+                                  ByteBuffer.wrap(StripeRecordCodec.encode(next)), id(next.id()),
+                                  LongType.instance.decompose(expected.version()));
+        if (rs.one().getBoolean("[applied]"))
+            return Outcome.APPLIED;
+        // Lost a race: whoever won may have written exactly this plan (a concurrent retry of the same change).
+        Optional<StripeRecord> now = read(next.id(), serial);
+        return now.isPresent() && now.get().samePlan(next) && now.get().state() == next.state() ? Outcome.ALREADY : Outcome.CONFLICT;
+    }
+
+    @Override
     public List<StripeRecord> list()
     {
         UntypedResultSet rs = run("SELECT record FROM " + T, write);

@@ -212,7 +212,10 @@ public final class Targets
                                           List.of("127.0.0.3"), StripeState.PLANNED, 1, 1_700_000_000_000L);
         StripeRecord b = new StripeRecord(id, "rs-cauchy-gf8-v1", 2, 2, 1000, List.of(new Member("127.0.0.1", "ycsb.usertable/12", 1000), Member.virtual()),
                                           List.of("127.0.0.3", "127.0.0.4"), StripeState.COMMITTED, 5, 1_700_000_000_001L);
-        return new Simple("stripe-record", List.of(StripeRecordCodec.encode(a), StripeRecordCodec.encode(b)), StripeRecordCodec::decode,
+        // format 2: a stripe whose parity changed after it was built (parity generation 3)
+        StripeRecord c = b.replan(b.members(), b.parityNodes(), 3, StripeState.COMMITTED, 1_700_000_000_002L);
+        return new Simple("stripe-record", List.of(StripeRecordCodec.encode(a), StripeRecordCodec.encode(b), StripeRecordCodec.encode(c)),
+                          StripeRecordCodec::decode,
                           v -> HEX.formatHex(StripeRecordCodec.encode((StripeRecord) v)), true)
         {
             @Override

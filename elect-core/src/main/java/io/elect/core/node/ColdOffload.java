@@ -125,7 +125,7 @@ final class ColdOffload
         if (offset + length > size)
             throw new IOException("READ_MEMBER refused: range [" + offset + ", " + (offset + length) + ") is past the end of "
                                   + path + " (" + size + " bytes, in the cold tier)");
-        return Optional.of(store().read(ParityFiles.coldKey(p.keyspace(), p.table(), p.stripeId(), p.index()), offset, length));
+        return Optional.of(store().read(p.coldKey(), offset, length));
     }
 
     /** Whether reads of path must go to its redirect even if a file exists there (see MemberServer.Fallback). */
@@ -189,7 +189,7 @@ final class ColdOffload
             {
                 if (!Files.exists(file))
                     continue; // dropped meanwhile
-                String key = ParityFiles.coldKey(p.keyspace(), p.table(), p.stripeId(), p.index());
+                String key = p.coldKey();
                 if (!Files.exists(p.marker()))
                 {
                     if (!verified(file))

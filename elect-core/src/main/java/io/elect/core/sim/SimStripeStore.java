@@ -38,6 +38,12 @@ final class SimStripeStore implements StripeStore
     }
 
     @Override
+    public Outcome replan(StripeRecord expected, StripeRecord next)
+    {
+        return inner.replan(expected, next);
+    }
+
+    @Override
     public List<StripeRecord> list()
     {
         List<StripeRecord> out = new ArrayList<>(inner.list());

@@ -18,6 +18,9 @@ import java.nio.file.StandardOpenOption;
  *     its length (for accounting and range checks), written durably before the hot file is deleted;</li>
  * <li>cold object key {@code parity/<ks>.<table>/<stripe>/<j>}.</li>
  * </ul>
+ * Those are the names of parity generation 0 (see {@code StripeRecord#parityGeneration}). Generation g >= 1 inserts
+ * {@code .g<g>} before the suffix ({@code <stripe>-p<j>.g<g>.parity}, {@code .g<g>.cold}) and appends it to the cold
+ * key ({@code parity/<ks>.<table>/<stripe>/<j>.g<g>}), so that two generations of a parity member are two files.
  * DO NOT CHANGE the names: stripe records and peers' locators name these paths and keys. Thread-safe (stateless).
  */
 public final class ParityFiles
@@ -48,22 +51,47 @@ public final class ParityFiles
         return dir;
     }
 
-    /** The file name of hot parity member {@code index} of a stripe. */
+    /** The file name of hot parity member {@code index} of a stripe (generation 0). */
     public static String name(String stripeId, int index)
     {
-        return stripeId + "-p" + index + HOT_SUFFIX;
+        return name(stripeId, index, 0);
     }
 
-    /** The hot parity file of member {@code index}. */
+    /** The file name of hot parity member {@code index} of a stripe in parity generation {@code generation}. */
+    public static String name(String stripeId, int index, long generation)
+    {
+        return stripeId + "-p" + index + generationInfix(generation) + HOT_SUFFIX;
+    }
+
+    /** The hot parity file of member {@code index} (generation 0). */
     public Path hot(String keyspace, String table, String stripeId, int index) throws IOException
     {
-        return dir(keyspace, table).resolve(name(stripeId, index));
+        return hot(keyspace, table, stripeId, index, 0);
     }
 
-    /** The cold object key of parity member {@code index}. */
+    /** The hot parity file of member {@code index} in parity generation {@code generation}. */
+    public Path hot(String keyspace, String table, String stripeId, int index, long generation) throws IOException
+    {
+        return dir(keyspace, table).resolve(name(stripeId, index, generation));
+    }
+
+    /** The cold object key of parity member {@code index} (generation 0). */
     public static String coldKey(String keyspace, String table, String stripeId, int index)
     {
-        return "parity/" + keyspace + "." + table + "/" + stripeId + "/" + index;
+        return coldKey(keyspace, table, stripeId, index, 0);
+    }
+
+    /** The cold object key of parity member {@code index} in parity generation {@code generation}. */
+    public static String coldKey(String keyspace, String table, String stripeId, int index, long generation)
+    {
+        return "parity/" + keyspace + "." + table + "/" + stripeId + "/" + index + generationInfix(generation);
+    }
+
+    private static String generationInfix(long generation)
+    {
+        if (generation < 0)
+            throw new IllegalArgumentException("parity generation must be >= 0, was " + generation);
+        return generation == 0 ? "" : ".g" + generation;
     }
 
     /** The cold marker beside a hot parity file's path. */
@@ -124,8 +152,20 @@ public final class ParityFiles
     }
 
     /** A hot parity member's identity, parsed from its path. */
-    public record Name(String keyspace, String table, String stripeId, int index, Path file)
+    public record Name(String keyspace, String table, String stripeId, int index, long generation, Path file)
     {
+        /** Generation 0. */
+        public Name(String keyspace, String table, String stripeId, int index, Path file)
+        {
+            this(keyspace, table, stripeId, index, 0, file);
+        }
+
+        /** This member's cold object key. */
+        public String coldKey()
+        {
+            return ParityFiles.coldKey(keyspace, table, stripeId, index, generation);
+        }
+
         public Path marker()
         {
             return coldMarker(file);
@@ -144,8 +184,13 @@ public final class ParityFiles
             return null;
         try
         {
-            int index = Integer.parseInt(name.substring(p + 2, name.length() - HOT_SUFFIX.length()));
-            return new Name(table.substring(0, dot), table.substring(dot + 1), name.substring(0, p), index, file);
+            String tail = name.substring(p + 2, name.length() - HOT_SUFFIX.length()); // "<j>" or "<j>.g<g>"
+            int g = tail.indexOf(".g");
+            int index = Integer.parseInt(g < 0 ? tail : tail.substring(0, g));
+            long generation = g < 0 ? 0 : Long.parseLong(tail.substring(g + 2));
+            if (index < 0 || generation < (g < 0 ? 0 : 1) || !name.equals(name(name.substring(0, p), index, generation)))
+                return null; // not a name this class writes (e.g. "-p01", ".g0", ".g-1")
+            return new Name(table.substring(0, dot), table.substring(dot + 1), name.substring(0, p), index, generation, file);
         }
         catch (NumberFormatException e)
         {

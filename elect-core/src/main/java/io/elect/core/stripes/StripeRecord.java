@@ -6,13 +6,28 @@ import java.util.Objects;
 
 
 /**
- * One stripe's metadata: immutable plan (id, codec, k, m, code length, members, parity nodes) plus its mutable
- * progress (state, version, time of the last transition). {@code version} starts at 1 and grows by one per
- * transition; stores compare-and-set on it.
+ * One stripe's metadata: its plan (id, codec, k, m, code length, members, parity nodes, parity generation) plus its
+ * mutable progress (state, version, time of the last transition). {@code version} starts at 1 and grows by one per
+ * transition or plan change; stores compare-and-set on it.
+ *
+ * <p>{@code parityGeneration} names the parity files that belong to this plan (0 for parity as first built;
+ * docs/formats/parity-file.md): a plan change that changes the parity's content (a member removed, replaced or
+ * added) writes the next generation as NEW files beside the old ones and switches the record to it in one
+ * compare-and-set, so that a reader never combines members of one plan with parity of another, and so that applying
+ * a parity difference (an XOR, which is not idempotent) can be repeated after a crash: it always reads generation g
+ * and writes g + 1.
  */
 public record StripeRecord(StripeId id, String codecId, int k, int m, long codeLength, List<Member> members,
-                           List<String> parityNodes, StripeState state, long version, long updatedAtMillis)
+                           List<String> parityNodes, long parityGeneration, StripeState state, long version,
+                           long updatedAtMillis)
 {
+    /** A record of parity generation 0 (every stripe whose parity was never changed after it was built). */
+    public StripeRecord(StripeId id, String codecId, int k, int m, long codeLength, List<Member> members,
+                        List<String> parityNodes, StripeState state, long version, long updatedAtMillis)
+    {
+        this(id, codecId, k, m, codeLength, members, parityNodes, 0, state, version, updatedAtMillis);
+    }
+
     public StripeRecord
     {
         Objects.requireNonNull(id, "id");
@@ -35,6 +50,8 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
                 throw new IllegalArgumentException("members: real size " + mem.realBytes() + " outside [0, codeLength=" + codeLength + "]");
         if (version < 1)
             throw new IllegalArgumentException("version must be >= 1, was " + version);
+        if (parityGeneration < 0)
+            throw new IllegalArgumentException("parityGeneration must be >= 0, was " + parityGeneration);
     }
 
     /** A freshly planned stripe (state PLANNED, version 1). */
@@ -47,13 +64,24 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
     /** The same plan in state {@code next}, one version later. */
     public StripeRecord moveTo(StripeState next, long nowMillis)
     {
-        return new StripeRecord(id, codecId, k, m, codeLength, members, parityNodes, next, version + 1, nowMillis);
+        return new StripeRecord(id, codecId, k, m, codeLength, members, parityNodes, parityGeneration, next, version + 1, nowMillis);
     }
 
-    /** Whether the immutable parts (everything but state, version and time) are equal. */
+    /**
+     * The same stripe with another plan (members, parity nodes, parity generation; id, codec, k, m and code length
+     * stay) in state {@code next}, one version later: what a plan change writes in one compare-and-set.
+     */
+    public StripeRecord replan(List<Member> newMembers, List<String> newParityNodes, long newParityGeneration,
+                               StripeState next, long nowMillis)
+    {
+        return new StripeRecord(id, codecId, k, m, codeLength, newMembers, newParityNodes, newParityGeneration, next,
+                                version + 1, nowMillis);
+    }
+
+    /** Whether the plans (everything but state, version and time) are equal. */
     public boolean samePlan(StripeRecord o)
     {
         return id.equals(o.id) && codecId.equals(o.codecId) && k == o.k && m == o.m && codeLength == o.codeLength
-               && members.equals(o.members) && parityNodes.equals(o.parityNodes);
+               && members.equals(o.members) && parityNodes.equals(o.parityNodes) && parityGeneration == o.parityGeneration;
     }
 }

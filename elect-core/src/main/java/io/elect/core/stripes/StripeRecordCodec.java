@@ -9,14 +9,18 @@ import java.util.zip.CRC32C;
 
 
 /**
- * The binary form of a {@link StripeRecord}, version 1 (docs/formats/stripe-metadata.md). Big-endian; strings are
- * u16 length + UTF-8; the last 4 bytes are the CRC32C of everything before them. DO NOT CHANGE the layout of
- * version 1: add a version.
+ * The binary form of a {@link StripeRecord} (docs/formats/stripe-metadata.md). Big-endian; strings are u16 length +
+ * UTF-8; the last 4 bytes are the CRC32C of everything before them. Version 1: parity generation 0 (implicit);
+ * version 2 = version 1 plus the parity generation (i64) after the parity nodes. A record of generation 0 is always
+ * written as version 1, so that nodes which only know version 1 keep reading every stripe whose parity never
+ * changed. DO NOT CHANGE the layout of a version: add one.
  */
 public final class StripeRecordCodec
 {
     public static final int MAGIC = 0x45535452; // "ESTR"
-    public static final int VERSION = 1;
+    /** The highest version this codec reads and writes. */
+    public static final int VERSION = 2;
+    static final int VERSION_1 = 1;
 
     /** A stored record that fails its checksum or does not parse. */
     public static final class CorruptRecordException extends RuntimeException
@@ -34,7 +38,7 @@ public final class StripeRecordCodec
     public static byte[] encode(StripeRecord r)
     {
         ByteBuffer b = ByteBuffer.allocate(size(r));
-        b.putInt(MAGIC).put((byte) VERSION).put(r.id().toBytes()).put((byte) r.state().code)
+        b.putInt(MAGIC).put((byte) (r.parityGeneration() == 0 ? VERSION_1 : VERSION)).put(r.id().toBytes()).put((byte) r.state().code)
          .putLong(r.version()).putLong(r.updatedAtMillis());
         putString(b, r.codecId());
         b.putShort((short) r.k()).putShort((short) r.m()).putLong(r.codeLength());
@@ -50,6 +54,8 @@ public final class StripeRecordCodec
         }
         for (String p : r.parityNodes())
             putString(b, p);
+        if (r.parityGeneration() != 0)
+            b.putLong(r.parityGeneration());
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, b.position());
         b.putInt((int) crc.getValue());
@@ -70,7 +76,7 @@ public final class StripeRecordCodec
             if (b.getInt() != MAGIC)
                 throw new CorruptRecordException("stripe record: bad magic");
             int version = b.get() & 0xff;
-            if (version != VERSION)
+            if (version != VERSION_1 && version != VERSION)
                 throw new CorruptRecordException("stripe record: unsupported format version " + version);
             byte[] id = new byte[16];
             b.get(id);
@@ -95,9 +101,16 @@ public final class StripeRecordCodec
             List<String> parity = new ArrayList<>(m);
             for (int i = 0; i < m; i++)
                 parity.add(getString(b));
+            long generation = 0;
+            if (version >= 2)
+            {
+                generation = b.getLong();
+                if (generation < 1)
+                    throw new CorruptRecordException("stripe record: version 2 with parity generation " + generation + " (must be >= 1)");
+            }
             if (b.position() != bytes.length - 4)
                 throw new CorruptRecordException("stripe record: " + (bytes.length - 4 - b.position()) + " trailing bytes");
-            return new StripeRecord(StripeId.fromBytes(id), codec, k, m, codeLength, members, parity, state, ver, at);
+            return new StripeRecord(StripeId.fromBytes(id), codec, k, m, codeLength, members, parity, generation, state, ver, at);
         }
         catch (BufferUnderflowException | IllegalArgumentException e)
         {
@@ -112,7 +125,7 @@ public final class StripeRecordCodec
             n += 1 + (mem.isVirtual() ? 0 : strSize(mem.node()) + strSize(mem.sstable()) + 8);
         for (String p : r.parityNodes())
             n += strSize(p);
-        return n;
+        return n + (r.parityGeneration() == 0 ? 0 : 8);
     }
 
     private static int strSize(String s)

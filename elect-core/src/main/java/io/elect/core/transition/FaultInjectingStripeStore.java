@@ -88,6 +88,12 @@ public final class FaultInjectingStripeStore implements StripeStore
     }
 
     @Override
+    public Outcome replan(StripeRecord expected, StripeRecord next)
+    {
+        return call("replan v" + expected.version() + "->v" + next.version(), () -> inner.replan(expected, next));
+    }
+
+    @Override
     public List<StripeRecord> list()
     {
         return call("list", inner::list);

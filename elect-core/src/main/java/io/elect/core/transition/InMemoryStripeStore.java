@@ -64,6 +64,26 @@ public final class InMemoryStripeStore implements StripeStore
     }
 
     @Override
+    public Outcome replan(StripeRecord expected, StripeRecord next)
+    {
+        StripeStore.checkReplan(expected, next);
+        Outcome[] out = { Outcome.CONFLICT };
+        rows.computeIfPresent(next.id(), (k, cur) -> {
+            StripeRecord r = StripeRecordCodec.decode(cur);
+            if (r.samePlan(next) && r.state() == next.state())
+            {
+                out[0] = Outcome.ALREADY;
+                return cur;
+            }
+            if (r.version() != expected.version())
+                return cur;
+            out[0] = Outcome.APPLIED;
+            return StripeRecordCodec.encode(next);
+        });
+        return out[0];
+    }
+
+    @Override
     public List<StripeRecord> list()
     {
         List<StripeRecord> out = new ArrayList<>();

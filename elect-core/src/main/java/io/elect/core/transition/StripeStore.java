@@ -40,6 +40,17 @@ public interface StripeStore
      */
     Outcome transition(StripeId id, StripeState from, StripeState to, long nowMillis);
 
+    /**
+     * Changes a stripe's plan (members, parity nodes, parity generation) and possibly its state, in one
+     * compare-and-set on the version: {@code next} must be {@code expected.replan(...)} (same id, version + 1, its
+     * state equal to or a legal successor of the expected one). APPLIED if the stored record still had
+     * {@code expected}'s version; ALREADY if it already has {@code next}'s plan and state (a retry after an unknown
+     * outcome); CONFLICT otherwise (including a missing stripe): the caller must re-read.
+     *
+     * @throws IllegalArgumentException if next is not a successor of expected as described
+     */
+    Outcome replan(StripeRecord expected, StripeRecord next);
+
     /** Every stripe (any order). */
     List<StripeRecord> list();
 
@@ -58,6 +69,19 @@ public interface StripeStore
     default boolean ready()
     {
         return true;
+    }
+
+    static void checkReplan(StripeRecord expected, StripeRecord next)
+    {
+        if (!expected.id().equals(next.id()))
+            throw new IllegalArgumentException("replan: ids differ (" + expected.id() + ", " + next.id() + ")");
+        if (next.version() != expected.version() + 1)
+            throw new IllegalArgumentException("replan: next version " + next.version() + " is not " + (expected.version() + 1));
+        if (next.state() != expected.state())
+            checkSuccessor(expected.state(), next.state());
+        if (!next.codecId().equals(expected.codecId()) || next.k() != expected.k() || next.m() != expected.m()
+            || next.codeLength() != expected.codeLength())
+            throw new IllegalArgumentException("replan: codec, k, m and code length of a stripe never change (widening has its own path)");
     }
 
     static void checkSuccessor(StripeState from, StripeState to)

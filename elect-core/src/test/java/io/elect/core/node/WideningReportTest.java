@@ -104,6 +104,7 @@ class WideningReportTest
             public Outcome create(StripeRecord planned) { return inner.create(planned); }
             public java.util.Optional<StripeRecord> get(StripeId id) { return inner.get(id); }
             public Outcome transition(StripeId id, StripeState from, StripeState to, long now) { return inner.transition(id, from, to, now); }
+            public Outcome replan(StripeRecord expected, StripeRecord next) { return inner.replan(expected, next); }
             public List<StripeRecord> list() { throw new AssertionError("list() of a store that is not ready"); }
             public boolean delete(StripeId id) { return inner.delete(id); }
             @Override

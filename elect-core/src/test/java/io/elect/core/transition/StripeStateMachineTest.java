@@ -60,6 +60,32 @@ public class StripeStateMachineTest
     }
 
     @Test
+    void parityGenerationIsFormatTwoAndGenerationZeroStaysFormatOne()
+    {
+        StripeRecord r = record(2).moveTo(StripeState.COMMITTED, 6000);
+        byte[] v1 = StripeRecordCodec.encode(r);
+        StripeRecord g3 = r.replan(r.members(), r.parityNodes(), 3, StripeState.COMMITTED, 7000);
+        byte[] v2 = StripeRecordCodec.encode(g3);
+        assertEquals(1, v1[4], "generation 0 is written as format 1 (readable by nodes that only know format 1)");
+        assertEquals(2, v2[4]);
+        assertEquals(v1.length + 8, v2.length, "format 2 = format 1 + the i64 generation");
+        assertEquals(g3, StripeRecordCodec.decode(v2));
+        assertEquals(3, StripeRecordCodec.decode(v2).parityGeneration());
+        assertEquals(0, StripeRecordCodec.decode(v1).parityGeneration());
+        assertEquals(r.version() + 1, g3.version(), "a plan change is a version like a transition");
+        assertFalse(r.samePlan(g3), "the parity generation is part of the plan");
+        assertTrue(g3.samePlan(g3.moveTo(StripeState.RETIRING, 8000)));
+        // Format 2 with generation 0 is not a valid record (format 1 holds generation 0): refused, like any corruption.
+        byte[] bad = v2.clone();
+        java.nio.ByteBuffer.wrap(bad).putLong(bad.length - 12, 0);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bad, 0, bad.length - 4);
+        java.nio.ByteBuffer.wrap(bad).putInt(bad.length - 4, (int) crc.getValue());
+        assertThrows(StripeRecordCodec.CorruptRecordException.class, () -> StripeRecordCodec.decode(bad));
+        assertThrows(IllegalArgumentException.class, () -> r.replan(r.members(), r.parityNodes(), -1, StripeState.COMMITTED, 1));
+    }
+
+    @Test
     void storeContractIdempotentTransitions()
     {
         StripeStoreContract.basic(new InMemoryStripeStore());

@@ -53,6 +53,42 @@ public final class StripeStoreContract
         assertTrue(s.delete(r.id()));
         assertFalse(s.delete(r.id()));
         assertTrue(s.get(r.id()).isEmpty());
+        replan(s);
+    }
+
+    /** Plan changes: compare-and-set on the version, idempotent retries, conflicts, refused shapes. */
+    static void replan(StripeStore s)
+    {
+        StripeRecord r = StripeStateMachineTest.record(3);
+        assertEquals(Outcome.APPLIED, s.create(r));
+        StripeRecord planned = s.get(r.id()).orElseThrow();
+        java.util.List<io.elect.core.stripes.Member> narrowed = new ArrayList<>(planned.members());
+        narrowed.set(1, io.elect.core.stripes.Member.virtual());
+        StripeRecord next = planned.replan(narrowed, planned.parityNodes(), 1, StripeState.PLANNED, 4000);
+        assertEquals(Outcome.APPLIED, s.replan(planned, next));
+        assertEquals(Outcome.ALREADY, s.replan(planned, next), "a retry after an unknown outcome");
+        StripeRecord got = s.get(r.id()).orElseThrow();
+        assertTrue(got.samePlan(next));
+        assertEquals(1, got.parityGeneration());
+        assertEquals(planned.version() + 1, got.version());
+        assertTrue(got.members().get(1).isVirtual());
+        // A writer that read the old version loses, whatever it wanted to write.
+        StripeRecord stale = planned.replan(planned.members(), planned.parityNodes(), 2, StripeState.PLANNED, 4001);
+        assertEquals(Outcome.CONFLICT, s.replan(planned, stale));
+        assertEquals(1, s.get(r.id()).orElseThrow().parityGeneration(), "a lost compare-and-set changes nothing");
+        // A plan change may carry a legal state change, never an illegal one nor another codec shape.
+        StripeRecord shipped = got.replan(got.members(), got.parityNodes(), 2, StripeState.CHUNKS_SHIPPED, 4002);
+        assertEquals(Outcome.APPLIED, s.replan(got, shipped));
+        assertEquals(StripeState.CHUNKS_SHIPPED, s.get(r.id()).orElseThrow().state());
+        assertThrows(IllegalArgumentException.class,
+                     () -> s.replan(shipped, shipped.replan(shipped.members(), shipped.parityNodes(), 3, StripeState.COMMITTED, 1)));
+        assertThrows(IllegalArgumentException.class, () -> s.replan(shipped, shipped.moveTo(StripeState.PARITY_BUILT, 1).moveTo(StripeState.STUBS_INSTALLED, 1)));
+        StripeRecord absent = StripeStateMachineTest.record(4);
+        assertEquals(Outcome.CONFLICT, s.replan(absent, absent.replan(absent.members(), absent.parityNodes(), 1, StripeState.PLANNED, 1)));
+        assertEquals(Outcome.APPLIED, s.transition(r.id(), StripeState.CHUNKS_SHIPPED, StripeState.ROLLING_BACK, 5000));
+        assertEquals(Outcome.APPLIED, s.transition(r.id(), StripeState.ROLLING_BACK, StripeState.ROLLED_BACK, 5001));
+        assertEquals(2, s.get(r.id()).orElseThrow().parityGeneration(), "transitions keep the plan's generation");
+        assertTrue(s.delete(r.id()));
     }
 
     /**

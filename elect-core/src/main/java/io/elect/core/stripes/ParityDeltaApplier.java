@@ -1,0 +1,209 @@
+package io.elect.core.stripes;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.coding.ErasureCoder;
+import io.elect.coding.ErasureCoders;
+import io.elect.core.util.Clock;
+
+/**
+ * A parity node's side of a plan change that changes ONE data member of a stripe (a member merged into a new
+ * version, a member removed from its stripe, a virtual slot filled): parity j of generation g + 1 =
+ * parity j of generation g XOR a(j, slot) * (old member XOR new member), both members zero-padded to the stripe's
+ * code length (the linearity {@link ErasureCoder#update} relies on; an absent member is all zeros).
+ *
+ * <p>The new generation is written as a NEW file beside the old one (temporary file, fsync, atomic rename, then its
+ * checksum sidecar, as {@link ParityBuilder} does), never in place, because:
+ * <ul>
+ * <li>an XOR applied twice cancels itself: reading generation g (never modified) and writing g + 1 makes a repeat
+ * after a crash harmless, and a complete g + 1 found on disk is returned as it is;</li>
+ * <li>readers of generation g (stubs whose layouts name it) are never disturbed: the stripe record switches to
+ * g + 1 once every parity node holds it, and g is deleted only after that (docs/design/updates.md).</li>
+ * </ul>
+ * The old parity is verified against its sidecar chunk by chunk as it is read: a corrupt old parity fails the update
+ * ({@link ChunkCorruptionException}) instead of being carried into the next generation. The member versions are
+ * read through {@link Bytes}; checking them is the caller's business (e.g. reads verified against the member's
+ * recorded checksums). Thread-safe (stateless apart from its settings).
+ */
+public final class ParityDeltaApplier
+{
+    private static final Logger logger = LoggerFactory.getLogger(ParityDeltaApplier.class);
+
+    /** Bytes [offset, offset + length) of one member version (exactly length bytes; the caller keeps within its size). */
+    @FunctionalInterface
+    public interface Bytes
+    {
+        ByteBuffer read(long offset, int length) throws IOException;
+
+        /** A member that is absent (length 0): reads are never made. */
+        Bytes NONE = (offset, length) -> {
+            throw new IllegalStateException("read of an absent member");
+        };
+    }
+
+    /** One member version: its bytes and real length (0 = absent, all zeros). */
+    public record Version(Bytes bytes, long length)
+    {
+        public Version
+        {
+            Objects.requireNonNull(bytes, "bytes");
+            if (length < 0)
+                throw new IllegalArgumentException("length must be >= 0, was " + length);
+        }
+
+        public static Version absent()
+        {
+            return new Version(Bytes.NONE, 0);
+        }
+    }
+
+    private final int window;
+    private final Clock clock;
+
+    /** @param window bytes processed at once; a positive multiple of the parity's checksum chunk size */
+    public ParityDeltaApplier(int window, Clock clock)
+    {
+        if (window < 1)
+            throw new IllegalArgumentException("window must be >= 1, was " + window);
+        this.window = window;
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    public ParityDeltaApplier(Clock clock)
+    {
+        this(ParityBuilder.DEFAULT_WINDOW, clock);
+    }
+
+    /**
+     * Writes {@code newFile} (and its sidecar): parity {@code oldFile}'s generation with data member {@code slot}
+     * changed from {@code before} to {@code after}.
+     *
+     * @param coder   the stripe's coder (its codec id, k and m must be those of the old parity's sidecar)
+     * @param slot    the data member that changes, 0 <= slot < k
+     * @param oldFile generation g of parity j, with its sidecar; its sidecar must record {@code before.length()} for
+     *                the slot (the parity was computed from that version)
+     * @param newFile where generation g + 1 goes (must differ from oldFile)
+     * @return the new file, its length (the code length, unchanged) and checksums
+     * @throws IOException              reading or writing failed (nothing is left at newFile but a complete previous
+     *                                  result)
+     * @throws ChunkCorruptionException the old parity does not match its sidecar
+     */
+    public ParityBuilder.ParityResult apply(ErasureCoder coder, int slot, Path oldFile, Version before, Version after,
+                                            Path newFile) throws IOException
+    {
+        Objects.requireNonNull(coder, "coder");
+        if (oldFile.toAbsolutePath().normalize().equals(newFile.toAbsolutePath().normalize()))
+            throw new IllegalArgumentException("newFile must differ from oldFile (a generation is never rewritten in place): " + oldFile);
+        ParitySidecar old = ParitySidecar.read(ParitySidecar.of(oldFile));
+        if (!old.codecId().equals(coder.codecId()) || old.k() != coder.dataChunks() || old.m() != coder.parityChunks())
+            throw new IllegalArgumentException(oldFile + ": parity of codec " + old.codecId() + " (k=" + old.k() + ", m=" + old.m()
+                                               + "), but the coder is " + coder.codecId());
+        if (slot < 0 || slot >= old.k())
+            throw new IllegalArgumentException("slot must be in [0, " + old.k() + "), was " + slot);
+        long length = old.checksums().length();
+        long[] lengths = old.dataLengths();
+        if (lengths[slot] != before.length())
+            throw new IllegalArgumentException(oldFile + ": member " + slot + " is recorded with " + lengths[slot]
+                                               + " bytes, not " + before.length() + " (the parity was not computed from that version)");
+        if (after.length() > length)
+            throw new IllegalArgumentException("the new member version (" + after.length() + " bytes) is longer than the code length "
+                                               + length + " (a longer member needs a wider code length: re-encode)");
+        lengths[slot] = after.length();
+        Optional<ParityBuilder.ParityResult> done = ParityBuilder.verify(newFile);
+        if (done.isPresent())
+        {
+            ParitySidecar found = ParitySidecar.read(ParitySidecar.of(newFile));
+            if (found.parityIndex() == old.parityIndex() && Arrays.equals(found.dataLengths(), lengths)
+                && found.codecId().equals(old.codecId()) && found.checksums().length() == length)
+                return done.get();
+        }
+        long start = clock.nanoTime();
+        int chunkSize = old.checksums().chunkSize();
+        int win = Math.max(chunkSize, window / chunkSize * chunkSize);
+        int buffer = (int) Math.min(win, Math.max(chunkSize, (length + chunkSize - 1) / chunkSize * chunkSize));
+        ByteBuffer delta = ErasureCoders.allocateAligned(buffer);
+        ByteBuffer[] parity = new ByteBuffer[old.m()];
+        for (int j = 0; j < parity.length; j++)
+            parity[j] = ErasureCoders.allocateAligned(buffer);
+        int j = old.parityIndex();
+        int[] crcs = new int[old.checksums().chunkCount()];
+        Path tmp = ParitySidecar.tempFor(newFile);
+        try (FileChannel in = FileChannel.open(oldFile, StandardOpenOption.READ);
+             FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
+        {
+            if (in.size() != length)
+                throw new ChunkCorruptionException(oldFile + ": " + in.size() + " bytes, its sidecar says " + length);
+            for (long off = 0; off < length; off += buffer)
+            {
+                int len = (int) Math.min(buffer, length - off);
+                ByteBuffer p = parity[j].clear().limit(len);
+                while (p.hasRemaining())
+                    if (in.read(p, off + p.position()) < 0)
+                        throw new IOException(oldFile + ": unexpected end of file at " + (off + p.position()));
+                int first = (int) (off / chunkSize);
+                for (int c = 0; c * chunkSize < len; c++)
+                    old.checksums().verify(oldFile.toString(), first + c,
+                                           p.duplicate().position(c * chunkSize).limit(Math.min(len, (c + 1) * chunkSize)));
+                fillDelta(delta, before, after, off, len);
+                for (int o = 0; o < parity.length; o++)
+                    if (o != j)
+                        parity[o].clear(); // contents ignored: only parity j is written
+                coder.update(slot, delta, 0, parity, 0, len);
+                ByteBuffer w = parity[j].duplicate().position(0).limit(len);
+                for (int c = 0; c * chunkSize < len; c++)
+                    crcs[first + c] = ChunkChecksums.crc(w.duplicate().position(c * chunkSize).limit(Math.min(len, (c + 1) * chunkSize)));
+                while (w.hasRemaining())
+                    out.write(w);
+            }
+            out.force(true);
+        }
+        catch (IOException | RuntimeException e)
+        {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        ChunkChecksums sums = new ChunkChecksums(chunkSize, length, crcs);
+        Files.setLastModifiedTime(tmp, java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
+        ParitySidecar.rename(tmp, newFile);
+        new ParitySidecar(old.codecId(), old.k(), old.m(), j, lengths, sums).write(newFile);
+        logger.info("parity {} -> {}: member {} changed ({} -> {} bytes), {} bytes of parity {} rewritten in {} ms",
+                    oldFile.getFileName(), newFile.getFileName(), slot, before.length(), after.length(), length, j,
+                    (clock.nanoTime() - start) / 1_000_000);
+        return new ParityBuilder.ParityResult(newFile, length, sums);
+    }
+
+    /** delta[0, len) = before XOR after over [off, off + len), each zero past its own length. */
+    private static void fillDelta(ByteBuffer delta, Version before, Version after, long off, int len) throws IOException
+    {
+        delta.clear();
+        for (int x = 0; x < len; x++)
+            delta.put(x, (byte) 0);
+        xorInto(delta, before, off, len);
+        xorInto(delta, after, off, len);
+        delta.limit(len);
+    }
+
+    private static void xorInto(ByteBuffer delta, Version v, long off, int len) throws IOException
+    {
+        int avail = (int) Math.max(0, Math.min(len, v.length() - off));
+        if (avail == 0)
+            return;
+        ByteBuffer got = v.bytes().read(off, avail);
+        if (got.remaining() != avail)
+            throw new IOException("member version returned " + got.remaining() + " of " + avail + " bytes at " + off);
+        int p = got.position();
+        for (int x = 0; x < avail; x++)
+            delta.put(x, (byte) (delta.get(x) ^ got.get(p + x)));
+    }
+}

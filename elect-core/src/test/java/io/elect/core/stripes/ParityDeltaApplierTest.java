@@ -1,0 +1,191 @@
+package io.elect.core.stripes;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.elect.coding.ErasureCoder;
+import io.elect.coding.ErasureCoders;
+import io.elect.core.stripes.ParityDeltaApplier.Version;
+import io.elect.core.util.Clock;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * ParityDeltaApplier against a fresh encoding of the changed stripe: removing a member, replacing it with a version
+ * of another length, filling a virtual slot; repeat after a complete result; corrupt old parity refused; the old
+ * generation left untouched. Small checksum chunks and windows so that members span several windows.
+ */
+class ParityDeltaApplierTest
+{
+    private static final int CS = 1024;
+    private static final int WINDOW = 3 * CS;
+    private static final int K = 3, M = 2;
+
+    @TempDir
+    Path tmp;
+
+    /** Members as byte arrays (null = virtual), parity j of them built by ParityBuilder into dir as name. */
+    private Path built(byte[][] members, int j, String name) throws IOException
+    {
+        List<String> locators = new ArrayList<>();
+        long[] lengths = new long[K];
+        for (int i = 0; i < K; i++)
+        {
+            if (members[i] == null)
+                locators.add(LocatorMemberReader.ZERO);
+            else
+            {
+                Path f = tmp.resolve(name + "-member-" + i);
+                Files.write(f, members[i]);
+                locators.add(LocatorMemberReader.FILE + f);
+                lengths[i] = members[i].length;
+            }
+        }
+        long max = 0;
+        for (long l : lengths)
+            max = Math.max(max, l);
+        for (int j2 = 0; j2 < M; j2++)
+            locators.add(LocatorMemberReader.ZERO + "parity");
+        StripeLayout layout = new StripeLayout(ErasureCoders.create(K, M).codecId(), K, M, lengths, max, locators);
+        return new ParityBuilder(WINDOW, CS, new Coders("auto"), Clock.SYSTEM)
+                   .build(layout, j, new LocatorMemberReader(n -> null), tmp, name).path();
+    }
+
+    /** Parity j of the members padded to codeLength, by the coder's whole-buffer encode. */
+    private static byte[] expected(byte[][] members, int j, int codeLength)
+    {
+        ErasureCoder coder = ErasureCoders.create(K, M);
+        ByteBuffer[] data = new ByteBuffer[K], parity = new ByteBuffer[M];
+        for (int i = 0; i < K; i++)
+        {
+            data[i] = ByteBuffer.allocateDirect(codeLength);
+            if (members[i] != null)
+                data[i].put(members[i]).clear();
+        }
+        for (int p = 0; p < M; p++)
+            parity[p] = ByteBuffer.allocateDirect(codeLength);
+        coder.encode(data, parity, 0, codeLength);
+        byte[] out = new byte[codeLength];
+        parity[j].get(out);
+        return out;
+    }
+
+    private static Version of(byte[] b)
+    {
+        return b == null ? Version.absent() : new Version((off, len) -> ByteBuffer.wrap(b, (int) off, len).slice(), b.length);
+    }
+
+    private static byte[] random(Random r, int n)
+    {
+        byte[] b = new byte[n];
+        r.nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void removingReplacingAndFillingEqualAFreshEncoding() throws Exception
+    {
+        Random r = new Random(16_2026);
+        int code = 7 * CS + 300; // the longest member; not a multiple of the window or the chunk
+        byte[][] members = { random(r, 5 * CS + 11), random(r, code), random(r, 2 * CS) };
+        ParityDeltaApplier applier = new ParityDeltaApplier(WINDOW, Clock.SYSTEM);
+        ErasureCoder coder = ErasureCoders.create(K, M);
+        for (int j = 0; j < M; j++)
+        {
+            Path g0 = built(members, j, "s-p" + j);
+            byte[] g0Bytes = Files.readAllBytes(g0);
+            assertArrayEquals(expected(members, j, code), g0Bytes);
+
+            // remove the LONGEST member: the code length stays, the parity is that of the other two
+            byte[][] removed = { members[0], null, members[2] };
+            Path g1 = tmp.resolve("s-p" + j + ".g1.parity");
+            ParityBuilder.ParityResult res = applier.apply(coder, 1, g0, of(members[1]), Version.absent(), g1);
+            assertArrayEquals(expected(removed, j, code), Files.readAllBytes(g1), "removal, parity " + j);
+            assertEquals(code, res.length());
+            assertArrayEquals(new long[]{ members[0].length, 0, members[2].length },
+                              ParitySidecar.read(ParitySidecar.of(g1)).dataLengths());
+            assertArrayEquals(g0Bytes, Files.readAllBytes(g0), "the old generation is never modified");
+
+            // replace member 0 by a shorter new version (a merge that dropped obsolete rows)
+            byte[] merged = random(r, 3 * CS + 5);
+            byte[][] replaced = { merged, null, members[2] };
+            Path g2 = tmp.resolve("s-p" + j + ".g2.parity");
+            applier.apply(coder, 0, g1, of(members[0]), of(merged), g2);
+            assertArrayEquals(expected(replaced, j, code), Files.readAllBytes(g2), "replacement, parity " + j);
+
+            // fill the virtual slot again (what widening's first step does), longer than before but within the code
+            byte[] filled = random(r, 6 * CS);
+            byte[][] refilled = { merged, filled, members[2] };
+            Path g3 = tmp.resolve("s-p" + j + ".g3.parity");
+            applier.apply(coder, 1, g2, Version.absent(), of(filled), g3);
+            assertArrayEquals(expected(refilled, j, code), Files.readAllBytes(g3), "fill, parity " + j);
+            assertTrue(ParityBuilder.verify(g3).isPresent(), "the new generation verifies against its sidecar");
+        }
+        try (var s = Files.list(tmp))
+        {
+            assertFalse(s.anyMatch(p -> p.getFileName().toString().contains(".tmp-")), "no temporary file is left");
+        }
+    }
+
+    @Test
+    void aRepeatAfterACompleteResultChangesNothingAndAnIncompleteOneIsRedone() throws Exception
+    {
+        Random r = new Random(7);
+        byte[][] members = { random(r, 4 * CS), random(r, 4 * CS), random(r, 1000) };
+        Path g0 = built(members, 0, "t-p0");
+        ErasureCoder coder = ErasureCoders.create(K, M);
+        ParityDeltaApplier applier = new ParityDeltaApplier(WINDOW, Clock.SYSTEM);
+        Path g1 = tmp.resolve("t-p0.g1.parity");
+        applier.apply(coder, 2, g0, of(members[2]), Version.absent(), g1);
+        byte[] once = Files.readAllBytes(g1);
+        long modified = Files.getLastModifiedTime(g1).toMillis();
+        Thread.sleep(20);
+        applier.apply(coder, 2, g0, of(members[2]), Version.absent(), g1);
+        assertArrayEquals(once, Files.readAllBytes(g1), "an XOR applied twice would cancel: the repeat must not apply it");
+        assertEquals(modified, Files.getLastModifiedTime(g1).toMillis(), "a complete result is returned as it is");
+        // a crash after the rename but before the sidecar: the file is redone from generation 0
+        Files.delete(ParitySidecar.of(g1));
+        Files.write(g1, new byte[]{ 1, 2, 3 });
+        applier.apply(coder, 2, g0, of(members[2]), Version.absent(), g1);
+        assertArrayEquals(once, Files.readAllBytes(g1));
+    }
+
+    @Test
+    void refusesCorruptOldParityAndAVersionItWasNotComputedFrom() throws Exception
+    {
+        Random r = new Random(8);
+        byte[][] members = { random(r, 4 * CS), random(r, 2 * CS), random(r, 3 * CS) };
+        Path g0 = built(members, 1, "u-p1");
+        ErasureCoder coder = ErasureCoders.create(K, M);
+        ParityDeltaApplier applier = new ParityDeltaApplier(WINDOW, Clock.SYSTEM);
+        Path g1 = tmp.resolve("u-p1.g1.parity");
+        assertThrows(IllegalArgumentException.class,
+                     () -> applier.apply(coder, 0, g0, of(members[1]), Version.absent(), g1), "member 0 is recorded with another length");
+        assertThrows(IllegalArgumentException.class,
+                     () -> applier.apply(coder, 0, g0, of(members[0]), of(random(r, 5 * CS)), g1), "longer than the code length");
+        assertThrows(IllegalArgumentException.class, () -> applier.apply(coder, 0, g0, of(members[0]), Version.absent(), g0));
+        assertThrows(IllegalArgumentException.class,
+                     () -> applier.apply(ErasureCoders.create(4, 2), 0, g0, of(members[0]), Version.absent(), g1), "another codec");
+        byte[] bad = Files.readAllBytes(g0);
+        bad[2 * CS + 17] ^= 0x40;
+        Files.write(g0, bad);
+        assertThrows(ChunkCorruptionException.class, () -> applier.apply(coder, 0, g0, of(members[0]), Version.absent(), g1));
+        assertFalse(Files.exists(g1), "nothing is written from a corrupt old parity");
+        try (var s = Files.list(tmp))
+        {
+            assertFalse(s.anyMatch(p -> p.getFileName().toString().contains(".tmp-")), "no temporary file is left");
+        }
+    }
+}
