@@ -457,7 +457,8 @@ def plot_tiered(data, out):
     ax.set_xticks(list(xs))
     ax.set_xticklabels(labels, fontsize=7)
     ax.set_ylabel("ms per point read (log)")
-    ax.set_title("point-read latency per data source")
+    far = (data[0].get("cold_latency_ms") or 0) if data else 0
+    ax.set_title("point-read latency per data source" + (f" (cold tier +{far:g} ms per request)" if far else ""))
     _headroom(ax, 0.2)
     ax.legend(fontsize=7, loc="upper left", ncol=3)
     kib = [r["bytes_per_read"] / 1024 for r in data]

@@ -230,7 +230,7 @@ final class MemberRestore
     void parity(TableRef table, StripeRecord r, int j) throws IOException
     {
         long start = node.clock().nanoTime();
-        Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j);
+        Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j, r.parityGeneration());
         if (ParityBuilder.verify(file).isPresent())
         {
             progress.accept(r.codeLength());
@@ -245,7 +245,7 @@ final class MemberRestore
             throw new IOException("no live node holds a stub of any member of stripe " + r.id() + " (" + table
                                   + "): its layout is unknown, parity " + j + " cannot be rebuilt");
         StripeLayout layout = status.stub().layout();
-        String coldKey = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j);
+        String coldKey = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j, r.parityGeneration());
         Optional<ColdStore> store = node.tiered().store(ColdTierStores.DEFAULT_STORE);
         if (store.isPresent() && store.get().exists(coldKey))
         {

@@ -154,14 +154,14 @@ final class StripeVerifier
 
     private static void checkParity(NodeContext node, TableRef table, StripeRecord r, int j) throws IOException
     {
-        Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j);
+        Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j, r.parityGeneration());
         if (ParityBuilder.verify(file).isPresent())
             return;
         Path marker = ParityFiles.coldMarker(file);
         if (!Files.exists(marker))
             throw new IOException("neither an intact hot parity file " + file + " nor a cold marker");
         Optional<ColdStore> store = node.tiered().store(ColdTierStores.DEFAULT_STORE);
-        String key = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j);
+        String key = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j, r.parityGeneration());
         if (store.isEmpty() || !store.get().exists(key))
             throw new IOException("cold marker present but cold object " + key + " is missing");
     }

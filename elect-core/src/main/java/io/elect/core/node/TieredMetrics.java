@@ -39,6 +39,7 @@ final class TieredMetrics
         m.gauge("TieredSources", "Repairs", scope, (Gauge<Long>) c.repairs::sum);
         m.gauge("TieredSources", "DirectRuns", scope, (Gauge<Long>) c.directRuns::sum);
         m.gauge("TieredSources", "DecodedRuns", scope, (Gauge<Long>) c.decodedRuns::sum);
+        m.gauge("TieredSources", "SlowSurvivorsAvoided", scope, (Gauge<Long>) c.slowAvoided::sum);
     }
 
     /** Registers the metrics of a cold store under its name (call once per registered store). */

@@ -37,7 +37,12 @@ import io.elect.coding.ErasureCoder;
  * threads {@code elect-degraded-fetch-N}, see {@link MemberFetches}); the calling thread only blocks, with a bounded
  * wait, on their results (no polling, no sleeping). Survivor choice: data members first, then parity, in index order,
  * skipping members that failed during this run; members whose read failed or was slow are put last for
- * {@value #MEMBER_AVOID_MILLIS} ms, so later reads go straight to members that answer. When a read fails, the read of
+ * {@value #MEMBER_AVOID_MILLIS} ms, so later reads go straight to members that answer. "Slow" includes a survivor
+ * that answered, but more than {@value #SLOW_FACTOR}x later than the fastest survivor of the same run and by more
+ * than {@value #SLOW_FLOOR_MILLIS} ms, when a spare could have replaced it: typically a member served from a far
+ * cold tier (an offloaded parity behind its node's locator) next to members on local disks, so that a stripe with k
+ * hot survivors alive stops paying a cold-tier round trip per read ({@link SourceCounters#slowAvoided}); after
+ * {@value #MEMBER_AVOID_MILLIS} ms it is tried again in its place (it may have been recalled). When a read fails, the read of
  * the next member starts at once. Nothing here waits for a member the failure detector marks down: the transport
  * refuses such a peer immediately, which is a failure like any other. Hedging: if the k reads have not all arrived
  * after the hedge delay (a quarter of the deadline), one more member's read is started per read still outstanding,
@@ -62,6 +67,10 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     static final long SELF_RETRY_MILLIS = 5_000;
     /** How long a member whose read failed or was slow is tried after the others. */
     static final long MEMBER_AVOID_MILLIS = 5_000;
+    /** A survivor is slow when it answered more than this factor later than the run's fastest survivor ... */
+    static final int SLOW_FACTOR = 4;
+    /** ... and by more than this (scheduling noise on a busy node is not slowness). */
+    static final long SLOW_FLOOR_MILLIS = 5;
     public static final String DEADLINE_PROPERTY = "elect.degraded.deadline_ms";
     /** The deadline of the constructors without one. */
     public static final long DEFAULT_DEADLINE_MILLIS = Long.getLong(DEADLINE_PROPERTY, 10_000);
@@ -328,6 +337,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
             List<Integer> used = gather(stripe.k(), List.of());
             if (used == null)
                 throw unavailable();
+            avoidSlow(used);
             ByteBuffer out = decode(used);
             ChunkCorruptionException corruption;
             try
@@ -432,6 +442,36 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
                 if (done >= 0)
                     settle(done);
             }
+        }
+
+        /**
+         * Puts last (for {@value #MEMBER_AVOID_MILLIS} ms) each survivor of {@code used} that answered much later than
+         * the fastest one (see the class comment), as long as a member outside {@code used} that is not put last
+         * itself could take its place.
+         */
+        private void avoidSlow(List<Integer> used)
+        {
+            long fastest = Long.MAX_VALUE;
+            for (int m : used)
+                if (fetches.elapsedNanos(m) >= 0)
+                    fastest = Math.min(fastest, fetches.elapsedNanos(m));
+            if (fastest == Long.MAX_VALUE)
+                return;
+            long limit = Math.max(SLOW_FACTOR * fastest, fastest + TimeUnit.MILLISECONDS.toNanos(SLOW_FLOOR_MILLIS));
+            // a spare is a member outside used that is not itself put last (replacing a slow member by another
+            // known-slow one gains nothing: with every spare slow, the current set stays)
+            long now = clock.nanoTime();
+            int spares = 0;
+            for (int m : order(used))
+                if (now - avoidUntil.get(m) >= 0)
+                    spares++;
+            for (int m : used)
+                if (spares > 0 && fetches.elapsedNanos(m) > limit)
+                {
+                    avoid(m);
+                    counters.slowAvoided.increment();
+                    spares--;
+                }
         }
 
         /** Starts reading member m; true if its bytes are known without I/O (zero: member, or past its length). */

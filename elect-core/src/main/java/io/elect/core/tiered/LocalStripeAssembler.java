@@ -41,7 +41,23 @@ public final class LocalStripeAssembler
     public static StripeLayout assemble(List<Path> dataFiles, ErasureCoder coder, ColdStore store, String storeName,
                                         String keyPrefix, Path linkDir) throws IOException
     {
+        List<ColdStore> stores = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (int j = 0; j < coder.parityChunks(); j++)
+        {
+            stores.add(store);
+            names.add(storeName);
+        }
+        return assemble(dataFiles, coder, stores, names, keyPrefix, linkDir);
+    }
+
+    /** As above, with parity j in {@code stores.get(j)}, registered as {@code storeNames.get(j)}. */
+    public static StripeLayout assemble(List<Path> dataFiles, ErasureCoder coder, List<ColdStore> stores,
+                                        List<String> storeNames, String keyPrefix, Path linkDir) throws IOException
+    {
         int k = coder.dataChunks(), m = coder.parityChunks();
+        if (stores.size() != m || storeNames.size() != m)
+            throw new IllegalArgumentException("need one store and one store name per parity member (m=" + m + ")");
         if (dataFiles.size() != k)
             throw new IllegalArgumentException("dataFiles must hold k=" + k + " files, got " + dataFiles.size());
         long start = io.elect.core.util.Clock.SYSTEM.nanoTime();
@@ -62,12 +78,12 @@ public final class LocalStripeAssembler
         for (int j = 0; j < m; j++)
         {
             parityFiles[j] = linkDir.resolve("parity-" + j + ".tmp");
-            locators.add(LocatorMemberReader.cold(storeName, keyPrefix + "/parity-" + j));
+            locators.add(LocatorMemberReader.cold(storeNames.get(j), keyPrefix + "/parity-" + j));
         }
         encode(linkDir, k, m, lengths, max, coder, parityFiles);
         for (int j = 0; j < m; j++)
         {
-            store.put(keyPrefix + "/parity-" + j, parityFiles[j]);
+            stores.get(j).put(keyPrefix + "/parity-" + j, parityFiles[j]);
             Files.delete(parityFiles[j]);
         }
         StripeLayout layout = new StripeLayout(coder.codecId(), k, m, lengths, max, locators);

@@ -31,7 +31,7 @@ final class MemberFetches implements AutoCloseable
         ByteBuffer read(int member) throws Exception;
     }
 
-    private record Done(int member, ByteBuffer bytes, Throwable error)
+    private record Done(int member, ByteBuffer bytes, Throwable error, long finishedAt)
     {
     }
 
@@ -40,6 +40,8 @@ final class MemberFetches implements AutoCloseable
     private final io.elect.core.util.Clock clock;
     private final Future<?>[] running;
     private final long[] startedAt;
+    /** When a read's result arrived (clock.nanoTime() on the fetching thread); -1 for bytes known without I/O. */
+    private final long[] finishedAt;
     private final ByteBuffer[] fetched;
     private final Throwable[] errors;
     private final String[] reasons;
@@ -51,6 +53,7 @@ final class MemberFetches implements AutoCloseable
         this.clock = context.clock();
         this.running = new Future<?>[members];
         this.startedAt = new long[members];
+        this.finishedAt = new long[members];
         this.fetched = new ByteBuffer[members];
         this.errors = new Throwable[members];
         this.reasons = new String[members];
@@ -100,6 +103,12 @@ final class MemberFetches implements AutoCloseable
         return startedAt[member];
     }
 
+    /** How long a fetched member's read took, or -1 if its bytes were known without I/O. REQUIRES: fetched(member). */
+    long elapsedNanos(int member)
+    {
+        return finishedAt[member] < 0 ? -1 : finishedAt[member] - startedAt[member];
+    }
+
     /** Starts reading member on the pool. REQUIRES: !started(member). */
     void start(int member)
     {
@@ -107,11 +116,12 @@ final class MemberFetches implements AutoCloseable
         running[member] = completions.submit(() -> {
             try
             {
-                return new Done(member, read.read(member), null);
+                ByteBuffer b = read.read(member);
+                return new Done(member, b, null, clock.nanoTime());
             }
             catch (Throwable t)
             {
-                return new Done(member, null, t);
+                return new Done(member, null, t, clock.nanoTime());
             }
         });
     }
@@ -120,6 +130,7 @@ final class MemberFetches implements AutoCloseable
     void complete(int member, ByteBuffer bytes)
     {
         startedAt[member] = clock.nanoTime();
+        finishedAt[member] = -1;
         fetched[member] = bytes;
     }
 
@@ -173,6 +184,7 @@ final class MemberFetches implements AutoCloseable
             running[d.member] = null;
             if (d.error == null)
             {
+                finishedAt[d.member] = d.finishedAt;
                 fetched[d.member] = d.bytes;
             }
             else

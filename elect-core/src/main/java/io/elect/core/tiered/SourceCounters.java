@@ -20,21 +20,27 @@ public final class SourceCounters
     public final LongAdder directRuns = new LongAdder();
     /** Runs of a decoded source served by reconstruction from k other members. */
     public final LongAdder decodedRuns = new LongAdder();
+    /**
+     * Survivors of a decoded source put last for a while because their read was much slower than the others' in the
+     * same run (e.g. a member served from a far cold tier) while a spare could replace them.
+     */
+    public final LongAdder slowAvoided = new LongAdder();
 
     public record Snapshot(long reads, long requests, long bytesFetched, long chunksFetched, long cacheHits,
-                           long corruptChunks, long repairs, long directRuns, long decodedRuns)
+                           long corruptChunks, long repairs, long directRuns, long decodedRuns, long slowAvoided)
     {
         public Snapshot minus(Snapshot o)
         {
             return new Snapshot(reads - o.reads, requests - o.requests, bytesFetched - o.bytesFetched,
                                 chunksFetched - o.chunksFetched, cacheHits - o.cacheHits, corruptChunks - o.corruptChunks,
-                                repairs - o.repairs, directRuns - o.directRuns, decodedRuns - o.decodedRuns);
+                                repairs - o.repairs, directRuns - o.directRuns, decodedRuns - o.decodedRuns,
+                                slowAvoided - o.slowAvoided);
         }
     }
 
     public Snapshot snapshot()
     {
         return new Snapshot(reads.sum(), requests.sum(), bytesFetched.sum(), chunksFetched.sum(), cacheHits.sum(),
-                            corruptChunks.sum(), repairs.sum(), directRuns.sum(), decodedRuns.sum());
+                            corruptChunks.sum(), repairs.sum(), directRuns.sum(), decodedRuns.sum(), slowAvoided.sum());
     }
 }

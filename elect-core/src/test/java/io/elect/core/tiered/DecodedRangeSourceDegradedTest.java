@@ -167,12 +167,59 @@ class DecodedRangeSourceDegradedTest
         assertEquals(4, r.maxConcurrent.get(), "all k reads in flight at once");
         assertEquals(4, src.counters().requests.sum());
         assertEquals(1, src.counters().decodedRuns.sum());
+        assertEquals(0, src.counters().slowAvoided.sum(), "equally slow survivors: none is slower than the others");
 
         // chunk 8 lies past the real lengths of members 1 and 3: their bytes are zeros, not requested
         readAndCheck(src, r, 8L * CS, CS);
         assertEquals(6, src.counters().requests.sum());
         assertEquals(1, r.reads.get(1));
         assertEquals(1, r.reads.get(3));
+    }
+
+    @Test
+    void aSurvivorMuchSlowerThanTheOthersIsAvoidedWhileASpareCanReplaceIt() throws IOException
+    {
+        // member 4 (the first parity) answers like a far cold tier, the others like local disks: the first read
+        // waits for it (data first, then parity in index order), later reads use the other parity instead
+        FaultyMembers r = members(15);
+        r.delayMillis.put(4, 80L);
+        DecodedRangeSource src = source(r, false, 10_000, null);
+        long start = System.nanoTime();
+        readAndCheck(src, r, 100, CS);
+        assertTrue(millisSince(start) >= 80, "the first read used member 4");
+        assertEquals(1, r.reads.get(4));
+        assertEquals(1, src.counters().slowAvoided.sum());
+        // (no upper bound on time here: a loaded machine may be slow; which members were read is the proof)
+        for (int i = 0; i < 5; i++)
+            readAndCheck(src, r, 2L * CS + 7 * i, 300);
+        assertEquals(1, r.reads.get(4), "member 4 is not read again while member 5 can replace it");
+        assertEquals(5, r.reads.get(5));
+        assertEquals(1, src.counters().slowAvoided.sum());
+
+        // with member 5 down as well, the avoided member is the only way to k survivors: when its replacement fails
+        // it is read again at once, and no longer counted as avoided (no spare was left in that run)
+        FaultyMembers q = members(16);
+        q.delayMillis.put(4, 40L);
+        q.down.add(5);
+        DecodedRangeSource only = source(q, false, 10_000, null);
+        readAndCheck(only, q, 0, CS);
+        assertEquals(1, only.counters().slowAvoided.sum(), "member 5 looked like a spare: not read yet");
+        readAndCheck(only, q, CS, CS);
+        assertEquals(1, q.reads.get(5), "member 5 was tried in place of the slow member and failed");
+        assertEquals(2, q.reads.get(4));
+        assertEquals(1, only.counters().slowAvoided.sum());
+
+        // both parity members slow (both in a far cold tier): one of them is needed whichever it is, so after the
+        // first is put last the second is kept (no flip-flop between two slow members on every read)
+        FaultyMembers both = members(17);
+        both.delayMillis.put(4, 40L);
+        both.delayMillis.put(5, 40L);
+        DecodedRangeSource cold = source(both, false, 10_000, null);
+        for (int i = 0; i < 4; i++)
+            readAndCheck(cold, both, i * 100L, 100);
+        assertEquals(1, cold.counters().slowAvoided.sum(), "member 4 put last once, member 5 then kept");
+        assertEquals(1, both.reads.get(4));
+        assertEquals(3, both.reads.get(5));
     }
 
     @Test
