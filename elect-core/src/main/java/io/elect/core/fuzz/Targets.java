@@ -179,7 +179,8 @@ public final class Targets
         out.add(msg("verb-offload-result", List.of(new OffloadResult(1000, 2).encode()), OffloadResult::decode, null));
         out.add(msg("verb-stripe-status", List.of(new StripeStatusRequest(TABLE, STRIPE, "127.0.0.1", "ycsb.usertable/12", 0).encode()),
                     StripeStatusRequest::decode, null));
-        out.add(msg("verb-stripe-status-response", List.of(new StripeStatus(stub(), "-9223372036854775808").encode(), new StripeStatus(null, null).encode()),
+        out.add(msg("verb-stripe-status-response", List.of(new StripeStatus(stub(), "-9223372036854775808", "-4611686018427387904").encode(),
+                                                                    StripeStatus.none().encode()),
                     StripeStatus::decode, null));
         return out;
     }

@@ -83,7 +83,7 @@ final class MemberRestore
     static StripeStatus statusOf(NodeContext node, StripeStatusRequest req) throws IOException
     {
         if (!node.tables().exists(req.table()))
-            return new StripeStatus(null, null);
+            return StripeStatus.none();
         String id = req.sstable().substring(req.sstable().indexOf('/') + 1);
         for (TableFile f : node.tables().files(req.table()))
         {
@@ -102,9 +102,9 @@ final class MemberRestore
                                            c.length()));
             StubRequest stub = new StubRequest(req.table(), req.sstable(), req.stripeId(), f.sidecar().stripe(), f.sidecar().self(),
                                                f.sidecar().checksums(), comps);
-            return new StripeStatus(stub, f.firstToken());
+            return new StripeStatus(stub, f.firstToken(), f.lastToken());
         }
-        return new StripeStatus(null, null);
+        return StripeStatus.none();
     }
 
     /** The stub of member i of r held by some live node other than this one and the member's own node; null if none. */

@@ -373,7 +373,8 @@ final class NodeRebuild
             throw new IOException("no live node holds a stub of member " + i + " of stripe " + r.id() + " (" + table
                                   + ") to copy: its other secondaries are down or unreachable; run the rebuild again");
         }
-        if (!node.ring().replicas(table.keyspace(), status.firstToken()).contains(me))
+        // every ring range inside the member's span (vnodes): the same rule the stubbing used (LocalTransitionOps.stub)
+        if (!node.ring().replicasOfSpan(table.keyspace(), status.firstToken(), status.lastToken()).contains(me))
             return;
         ops.stubInstall(status.stub()); // purged against every stub at once in the purge phase
         count("stubs_installed");

@@ -426,14 +426,24 @@ public final class TransitionMessages
 
     /**
      * STRIPE_STATUS response: {@code stub} is null if the node holds no such stub; otherwise a StubRequest whose
-     * components are {@code node:} locators of the stub's own component files on the answering node, and the token
-     * of the stub's first partition (the member's range, to find its natural replicas).
+     * components are {@code node:} locators of the stub's own component files on the answering node, and the tokens
+     * of the stub's first and last partitions (the member's span: with vnodes its natural replicas are those of
+     * every ring range inside it, not only of the first). Payload version {@value #STRIPE_STATUS_VERSION}; version 1
+     * (first token only) is still read, its last token taken as the first.
      */
-    public record StripeStatus(StubRequest stub, String firstToken)
+    public record StripeStatus(StubRequest stub, String firstToken, String lastToken)
     {
+        public static final int STRIPE_STATUS_VERSION = 2;
+
+        /** No such stub. */
+        public static StripeStatus none()
+        {
+            return new StripeStatus(null, null, null);
+        }
+
         public byte[] encode()
         {
-            Wire.Writer w = new Wire.Writer(VERSION).bool(stub != null);
+            Wire.Writer w = new Wire.Writer(STRIPE_STATUS_VERSION).bool(stub != null);
             if (stub == null)
                 return w.toBytes();
             stub.table().write(w);
@@ -442,16 +452,17 @@ public final class TransitionMessages
             w.i32(stub.self());
             writeChecksums(w, stub.checksums());
             writeComponents(w, stub.components());
-            return w.str(firstToken).toBytes();
+            return w.str(firstToken).str(lastToken).toBytes();
         }
 
         public static StripeStatus decode(byte[] b)
         {
-            Wire.Reader r = new Wire.Reader(b, VERSION, "StripeStatus");
+            int version = b.length > 0 && (b[0] & 0xff) == 1 ? 1 : STRIPE_STATUS_VERSION;
+            Wire.Reader r = new Wire.Reader(b, version, "StripeStatus");
             if (!r.bool("found"))
             {
                 r.end();
-                return new StripeStatus(null, null);
+                return none();
             }
             TableRef t = TableRef.read(r);
             String sstable = r.str("sstable"), stripe = r.str("stripeId");
@@ -459,9 +470,10 @@ public final class TransitionMessages
             int self = r.i32("self");
             ChunkChecksums cs = readChecksums(r);
             List<ComponentRef> comps = readComponents(r);
-            String token = r.str("firstToken");
+            String first = r.str("firstToken");
+            String last = version == 1 ? first : r.str("lastToken");
             r.end();
-            return new StripeStatus(new StubRequest(t, sstable, stripe, layout, self, cs, comps), token);
+            return new StripeStatus(new StubRequest(t, sstable, stripe, layout, self, cs, comps), first, last);
         }
     }
 

@@ -82,13 +82,25 @@ class TransitionMessagesTest
         TransitionMessages.StripeStatusRequest ssr = new TransitionMessages.StripeStatusRequest(T, "00112233445566778899aabbccddeeff",
                                                                                                 "10.0.0.3", "ks.t/3gfx_0k7r_2", 1);
         assertEquals(ssr, TransitionMessages.StripeStatusRequest.decode(ssr.encode()));
-        TransitionMessages.StripeStatus none = TransitionMessages.StripeStatus.decode(new TransitionMessages.StripeStatus(null, null).encode());
+        TransitionMessages.StripeStatus none = TransitionMessages.StripeStatus.decode(TransitionMessages.StripeStatus.none().encode());
         assertNull(none.stub());
-        TransitionMessages.StripeStatus found = TransitionMessages.StripeStatus.decode(new TransitionMessages.StripeStatus(sr, "-4611686018427387904").encode());
+        byte[] v2 = new TransitionMessages.StripeStatus(sr, "-4611686018427387904", "-4611686018427387000").encode();
+        TransitionMessages.StripeStatus found = TransitionMessages.StripeStatus.decode(v2);
         assertEquals(sr.layout(), found.stub().layout());
         assertEquals(sr.components(), found.stub().components());
         assertEquals(sr.stripeId(), found.stub().stripeId());
         assertEquals("-4611686018427387904", found.firstToken());
+        assertEquals("-4611686018427387000", found.lastToken(), "the member's span, not only its first token (vnodes)");
+        assertEquals(2, v2[0]);
+        // version 1 (older nodes: no last token) is still read, its span taken as the first token alone
+        byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - 4 - "-4611686018427387000".length());
+        v1[0] = 1;
+        TransitionMessages.StripeStatus old = TransitionMessages.StripeStatus.decode(v1);
+        assertEquals("-4611686018427387904", old.firstToken());
+        assertEquals("-4611686018427387904", old.lastToken());
+        byte[] v3 = v2.clone();
+        v3[0] = 3;
+        assertThrows(IllegalArgumentException.class, () -> TransitionMessages.StripeStatus.decode(v3));
     }
 
     @Test
