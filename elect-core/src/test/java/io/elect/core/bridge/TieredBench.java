@@ -86,7 +86,7 @@ public final class TieredBench
             URI endpoint = s3.endpoint();
             if (delayMs > 0)
             {
-                int port = freePort();
+                int port = S3ProxyLauncher.freePort();
                 proxy = new ProcessBuilder("python3", "scripts/lib/delay_proxy.py", "--listen", "127.0.0.1:" + port,
                                            "--target", endpoint.getHost() + ":" + endpoint.getPort(),
                                            "--delay-ms", Double.toString(delayMs))
@@ -208,14 +208,6 @@ public final class TieredBench
         }
         report(configs, lat, repP50, bytes, reps, opsPerRep, Double.parseDouble(a.getOrDefault("cold-latency-ms", "0")),
                Paths.get(a.get("json")), Paths.get(a.get("markdown")), a.get("command"));
-    }
-
-    static int freePort() throws java.io.IOException
-    {
-        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
-        {
-            return ss.getLocalPort();
-        }
     }
 
     /** Waits until the proxy accepts connections; fails if it exits or takes more than 20 s. */
