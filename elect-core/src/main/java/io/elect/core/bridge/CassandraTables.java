@@ -262,6 +262,21 @@ public final class CassandraTables implements LocalTables
         obsolete(cfs, r, "stub " + id + " of " + t);
     }
 
+    @Override
+    public void relayoutStub(TableRef t, String id, StripeLayout next) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        SSTableReader r = live(cfs, id);
+        if (r == null || !TieredSSTables.isTiered(r))
+            throw new IllegalArgumentException("sstable " + id + " of " + t + " is not a live stub");
+        TieredSidecar before = TieredSSTables.sidecar(r.descriptor);
+        if (before.source() != TieredSidecar.Source.DECODED)
+            throw new IllegalArgumentException("sstable " + id + " of " + t + " is not a stub");
+        if (!before.stripe().equals(next))
+            TieredSidecar.decoded(before.checksums(), next, before.self()).write(TieredSSTables.sidecarPath(r.descriptor));
+        bridge.tiered().runtime().relayout(before, next);
+    }
+
     /** Obsoletes a live SSTable in one lifecycle transaction (its files go once no read holds it); busy: retry later. */
     private static void obsolete(ColumnFamilyStore cfs, SSTableReader r, String what)
     {
@@ -291,7 +306,7 @@ public final class CassandraTables implements LocalTables
     }
 
     @Override
-    public Map<String, Boolean> shadowedStripes(TableRef t, boolean scan) throws IOException
+    public Map<String, Map<Integer, Boolean>> shadowedFiles(TableRef t, boolean scan) throws IOException
     {
         ColumnFamilyStore cfs = cfs(t);
         Map<String, Double> obsolete = bridge.obsolete().fractions(cfs, bridge.frozen()::isFrozen);

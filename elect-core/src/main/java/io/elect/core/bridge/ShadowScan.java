@@ -58,10 +58,10 @@ final class ShadowScan
      * @param obsolete ObsoleteScan's shares by SSTable id (the gate)
      * @param scan     run the exact checks that are due; false: cached answers only (missing or outdated: false)
      */
-    Map<String, Boolean> stripes(ColumnFamilyStore cfs, Map<String, String> tags, Map<String, Double> obsolete, boolean scan,
-                                 Clock clock)
+    Map<String, Map<Integer, Boolean>> stripes(ColumnFamilyStore cfs, Map<String, String> tags, Map<String, Double> obsolete,
+                                               boolean scan, Clock clock)
     {
-        Map<String, Boolean> out = new HashMap<>();
+        Map<String, Map<Integer, Boolean>> out = new HashMap<>();
         Set<String> keep = new TreeSet<>();
         String prefix = cfs.metadata().id + "/";
         // referenced: a compaction finishing meanwhile must not delete a file while it is read
@@ -79,11 +79,27 @@ final class ShadowScan
                 Double share = obsolete.get(f.descriptor.id.toString());
                 if (share != null && share >= WHOLE)
                     shadowed = exact(cfs, f, key, shadows(f, tag, live, tags), scan, clock);
-                out.merge(tag, shadowed, Boolean::logicalAnd);
+                out.computeIfAbsent(tag, x -> new HashMap<>()).merge(slotOf(f), shadowed, Boolean::logicalAnd);
             }
         }
         cache.keySet().removeIf(k -> k.startsWith(prefix) && !keep.contains(k));
         return out;
+    }
+
+    /** A stub's member index; {@link io.elect.core.node.LocalTables#MEMBER_FILE} for a member (or an unreadable sidecar). */
+    private static int slotOf(SSTableReader f)
+    {
+        if (!TieredSSTables.isTiered(f))
+            return io.elect.core.node.LocalTables.MEMBER_FILE;
+        try
+        {
+            io.elect.core.tiered.TieredSidecar s = TieredSSTables.sidecar(f.descriptor);
+            return s.source() == io.elect.core.tiered.TieredSidecar.Source.DECODED ? s.self() : io.elect.core.node.LocalTables.MEMBER_FILE;
+        }
+        catch (java.io.IOException e)
+        {
+            return io.elect.core.node.LocalTables.MEMBER_FILE;
+        }
     }
 
     private boolean exact(ColumnFamilyStore cfs, SSTableReader f, String key, List<SSTableReader> shadows, boolean scan, Clock clock)

@@ -156,6 +156,13 @@ public interface LocalTables
     void removeStub(TableRef table, String id) throws IOException;
 
     /**
+     * Switches a live stub to another layout of its stripe (a member change: same member, codec, k, m and code length;
+     * the other members and the parity generation change), durably (its sidecar) and for reads already open. Idempotent;
+     * a file that is not a live stub is an IllegalArgumentException.
+     */
+    void relayoutStub(TableRef table, String id, StripeLayout next) throws IOException;
+
+    /**
      * Deletes a live frozen member (LOCAL or COLD) frozen under {@code tag}, whose stripe is retiring: every row of
      * it is shadowed. A COLD file's object is left to the cold-tier garbage collection. Idempotent (not live: no-op);
      * a file frozen under another tag, or a stub, is an IllegalStateException; a busy one too (retry later).
@@ -174,7 +181,22 @@ public interface LocalTables
      *             node's maintenance does, in the background); false answers from the last checks only, so that a
      *             SNAPSHOT never waits for one (a file not checked yet, or whose shadows changed since, is false)
      */
-    Map<String, Boolean> shadowedStripes(TableRef table, boolean scan) throws IOException;
+    default Map<String, Boolean> shadowedStripes(TableRef table, boolean scan) throws IOException
+    {
+        Map<String, Boolean> out = new java.util.HashMap<>();
+        shadowedFiles(table, scan).forEach((stripe, files) -> out.put(stripe, !files.containsValue(false)));
+        return out;
+    }
+
+    /** {@link #shadowedFiles}' key for this node's member file(s) of a stripe (a stub's key is its member index). */
+    int MEMBER_FILE = -1;
+
+    /**
+     * The answers {@link #shadowedStripes} combines, per file: stripe id -> (the member index of a stub, or
+     * {@link #MEMBER_FILE} for this node's member of the stripe) -> whether that file is fully shadowed (by the
+     * rules of {@link #shadowedStripes}). Two files under one key (which stripes never form) are combined with AND.
+     */
+    Map<String, Map<Integer, Boolean>> shadowedFiles(TableRef table, boolean scan) throws IOException;
 
     /**
      * Adds a LOCAL file frozen under {@code tag} from a data file and component copies (a member restored by a

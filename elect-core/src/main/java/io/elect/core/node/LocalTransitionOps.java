@@ -132,6 +132,7 @@ public final class LocalTransitionOps
         node.transport().register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
         node.transport().register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
         node.transport().register(Verbs.RETIRE_MEMBERS, p -> retireMembers(StripeRef.decode(p)).encode());
+        new LocalChangeOps(node).register();
         node.transport().register(Verbs.OFFLOAD_PARITY, p -> offload.offloadParity(OffloadRequest.decode(p)).encode());
         node.transport().register(Verbs.OFFLOAD_PRIMARY, p -> offload.offloadPrimary(OffloadRequest.decode(p)).encode());
         // READ_MEMBER, with the fallback that serves files moved to the cold tier (and restored under new names)
@@ -329,13 +330,13 @@ public final class LocalTransitionOps
     byte[] dropParity(DropParityRequest req) throws IOException
     {
         TableRef t = req.table();
-        Path file = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index());
+        Path file = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), req.generation());
         synchronized (offload.parityLock) // not interleaved with an OFFLOAD_PARITY of the same member
         {
             ParityFiles.deleteHot(file);
             var store = node.tiered().store(ColdTierStores.DEFAULT_STORE);
             if (store.isPresent())
-                store.get().delete(ParityFiles.coldKey(t.keyspace(), t.table(), req.stripeId(), req.index()));
+                store.get().delete(ParityFiles.coldKey(t.keyspace(), t.table(), req.stripeId(), req.index(), req.generation()));
             Files.deleteIfExists(ParityFiles.coldMarker(file));
         }
         return TransitionMessages.ok();

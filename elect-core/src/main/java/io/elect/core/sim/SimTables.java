@@ -86,7 +86,8 @@ final class SimTables implements LocalTables
         final SimRows.Index index;
         final long createdMillis;
         final long dataBytes;
-        final TieredSidecar sidecar;
+        /** Replaced by a relayout (a member change of its stripe). */
+        TieredSidecar sidecar;
         String frozenTag;
         long reads;
 
@@ -620,10 +621,10 @@ final class SimTables implements LocalTables
      * ({@code scan} is ignored): the simulation's files are small and its runs must not depend on maintenance timing.
      */
     @Override
-    public Map<String, Boolean> shadowedStripes(TableRef t, boolean scan) throws IOException
+    public Map<String, Map<Integer, Boolean>> shadowedFiles(TableRef t, boolean scan) throws IOException
     {
         check(t);
-        Map<String, Boolean> out = new HashMap<>();
+        Map<String, Map<Integer, Boolean>> out = new HashMap<>();
         for (SimFile f : files.values())
         {
             if (f.frozenTag == null)
@@ -654,7 +655,8 @@ final class SimTables implements LocalTables
             }
             boolean all = known && (sabotage == Sabotage.RETIRE_HALF_SHADOWED ? 2 * shadowedKeys >= f.index.size()
                                                                              : shadowedKeys == f.index.size());
-            out.merge(f.frozenTag, all, Boolean::logicalAnd);
+            out.computeIfAbsent(f.frozenTag, x -> new HashMap<>()).merge(f.source == Source.DECODED ? f.sidecar.self() : MEMBER_FILE, all,
+                                                                          Boolean::logicalAnd);
         }
         return out;
     }
@@ -669,6 +671,19 @@ final class SimTables implements LocalTables
         if (f.source != Source.DECODED)
             throw new IllegalArgumentException(node + "/" + id + " is not a stub");
         remove(f);
+    }
+
+    @Override
+    public void relayoutStub(TableRef t, String id, StripeLayout next) throws IOException
+    {
+        check(t);
+        SimFile f = files.get(id);
+        if (f == null || f.source != Source.DECODED)
+            throw new IllegalArgumentException(node + "/" + id + " is not a live stub");
+        TieredSidecar before = f.sidecar;
+        if (!before.stripe().equals(next))
+            f.sidecar = TieredSidecar.decoded(before.checksums(), next, before.self());
+        runtime.get().relayout(before, next);
     }
 
     @Override

@@ -148,7 +148,7 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
     }
 
     /** Writes this sidecar for parity file {@code file} atomically: temporary file, fsync, rename, fsync of the directory. */
-    void write(Path file) throws IOException
+    public void write(Path file) throws IOException
     {
         writeAtomically(of(file), ByteBuffer.wrap(encode().getBytes(StandardCharsets.UTF_8)));
     }

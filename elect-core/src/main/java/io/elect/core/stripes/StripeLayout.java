@@ -13,7 +13,9 @@ import java.util.List;
  * @param k            data members
  * @param m            parity members
  * @param dataLengths  real length of each data member (k entries); bytes past it are zero
- * @param stripeLength length of every parity member = max(dataLengths)
+ * @param stripeLength length of every parity member (the code length): at least max(dataLengths); equal to it when
+ *                     the stripe is built, larger after a change removed or shortened its longest member (the code
+ *                     length of a stripe never changes, docs/design/updates.md)
  * @param locators     where each of the k + m members can be read, e.g. {@code cold:s3/key} or {@code file:/path}
  */
 public record StripeLayout(String codecId, int k, int m, long[] dataLengths, long stripeLength, List<String> locators)
@@ -33,8 +35,8 @@ public record StripeLayout(String codecId, int k, int m, long[] dataLengths, lon
                 throw new IllegalArgumentException("dataLengths must be >= 0: " + Arrays.toString(dataLengths));
             max = Math.max(max, l);
         }
-        if (stripeLength != max)
-            throw new IllegalArgumentException("stripeLength must be max(dataLengths)=" + max + ", got " + stripeLength);
+        if (stripeLength < max)
+            throw new IllegalArgumentException("stripeLength must be >= max(dataLengths)=" + max + ", got " + stripeLength);
         if (locators == null || locators.size() != k + m)
             throw new IllegalArgumentException("locators must have k+m=" + (k + m) + " entries");
         for (String l : locators)

@@ -16,11 +16,37 @@ import java.util.Objects;
  * compare-and-set, so that a reader never combines members of one plan with parity of another, and so that applying
  * a parity difference (an XOR, which is not idempotent) can be repeated after a crash: it always reads generation g
  * and writes g + 1.
+ *
+ * <p>{@code change} is non-null exactly while a member change is under way (states CHANGING and CHANGED): the plan
+ * is already the target one (member {@code change.slot} replaced, parity generation g + 1), and {@code change}
+ * keeps what the slot held under generation g, which the parity nodes need to compute g + 1 and which is deleted
+ * once every reader has switched (docs/design/updates.md, item 4).
  */
 public record StripeRecord(StripeId id, String codecId, int k, int m, long codeLength, List<Member> members,
-                           List<String> parityNodes, long parityGeneration, StripeState state, long version,
-                           long updatedAtMillis)
+                           List<String> parityNodes, long parityGeneration, Change change, StripeState state,
+                           long version, long updatedAtMillis)
 {
+    /**
+     * A member change under way: slot {@code slot} held {@code previous} under parity generation
+     * {@code parityGeneration - 1} of the record.
+     */
+    public record Change(int slot, Member previous)
+    {
+        public Change
+        {
+            Objects.requireNonNull(previous, "previous");
+            if (slot < 0)
+                throw new IllegalArgumentException("change slot must be >= 0, was " + slot);
+        }
+    }
+
+    /** A record with no change under way. */
+    public StripeRecord(StripeId id, String codecId, int k, int m, long codeLength, List<Member> members,
+                        List<String> parityNodes, long parityGeneration, StripeState state, long version, long updatedAtMillis)
+    {
+        this(id, codecId, k, m, codeLength, members, parityNodes, parityGeneration, null, state, version, updatedAtMillis);
+    }
+
     /** A record of parity generation 0 (every stripe whose parity was never changed after it was built). */
     public StripeRecord(StripeId id, String codecId, int k, int m, long codeLength, List<Member> members,
                         List<String> parityNodes, StripeState state, long version, long updatedAtMillis)
@@ -52,6 +78,18 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
             throw new IllegalArgumentException("version must be >= 1, was " + version);
         if (parityGeneration < 0)
             throw new IllegalArgumentException("parityGeneration must be >= 0, was " + parityGeneration);
+        boolean changing = state == StripeState.CHANGING || state == StripeState.CHANGED;
+        if (changing != (change != null))
+            throw new IllegalArgumentException("change: " + (change == null ? "missing in state " : "present in state ") + state);
+        if (change != null)
+        {
+            if (change.slot() >= k)
+                throw new IllegalArgumentException("change slot " + change.slot() + " outside [0, k=" + k + ")");
+            if (parityGeneration < 1)
+                throw new IllegalArgumentException("a change needs parity generation >= 1, was " + parityGeneration);
+            if (change.previous().realBytes() > codeLength)
+                throw new IllegalArgumentException("change: previous real size " + change.previous().realBytes() + " exceeds codeLength=" + codeLength);
+        }
     }
 
     /** A freshly planned stripe (state PLANNED, version 1). */
@@ -64,7 +102,7 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
     /** The same plan in state {@code next}, one version later. */
     public StripeRecord moveTo(StripeState next, long nowMillis)
     {
-        return new StripeRecord(id, codecId, k, m, codeLength, members, parityNodes, parityGeneration, next, version + 1, nowMillis);
+        return new StripeRecord(id, codecId, k, m, codeLength, members, parityNodes, parityGeneration, change, next, version + 1, nowMillis);
     }
 
     /**
@@ -74,14 +112,46 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
     public StripeRecord replan(List<Member> newMembers, List<String> newParityNodes, long newParityGeneration,
                                StripeState next, long nowMillis)
     {
-        return new StripeRecord(id, codecId, k, m, codeLength, newMembers, newParityNodes, newParityGeneration, next,
+        return new StripeRecord(id, codecId, k, m, codeLength, newMembers, newParityNodes, newParityGeneration, null, next,
                                 version + 1, nowMillis);
+    }
+
+    /**
+     * COMMITTED -> CHANGING: member {@code slot} becomes {@code replacement} (a new version, or a virtual chunk for a
+     * removal) under parity generation g + 1; the record keeps what the slot held ({@link Change}).
+     */
+    public StripeRecord beginChange(int slot, Member replacement, long nowMillis)
+    {
+        if (state != StripeState.COMMITTED)
+            throw new IllegalStateException("stripe " + id + " is " + state + ": only a COMMITTED stripe changes");
+        java.util.ArrayList<Member> next = new java.util.ArrayList<>(members);
+        Member previous = next.set(slot, Objects.requireNonNull(replacement, "replacement"));
+        if (previous.isVirtual())
+            throw new IllegalArgumentException("stripe " + id + " slot " + slot + " is virtual: nothing to change");
+        return new StripeRecord(id, codecId, k, m, codeLength, next, parityNodes, parityGeneration + 1,
+                                new Change(slot, previous), StripeState.CHANGING, version + 1, nowMillis);
+    }
+
+    /** CHANGED -> COMMITTED: the change is done, its record dropped (the plan stays). */
+    public StripeRecord endChange(long nowMillis)
+    {
+        if (state != StripeState.CHANGED)
+            throw new IllegalStateException("stripe " + id + " is " + state + ": only a CHANGED stripe ends its change");
+        return new StripeRecord(id, codecId, k, m, codeLength, members, parityNodes, parityGeneration, null,
+                                StripeState.COMMITTED, version + 1, nowMillis);
+    }
+
+    /** Whether at least one member is real (a change never removes the last one: retire the stripe instead). */
+    public long realMembers()
+    {
+        return members.stream().filter(mem -> !mem.isVirtual()).count();
     }
 
     /** Whether the plans (everything but state, version and time) are equal. */
     public boolean samePlan(StripeRecord o)
     {
         return id.equals(o.id) && codecId.equals(o.codecId) && k == o.k && m == o.m && codeLength == o.codeLength
-               && members.equals(o.members) && parityNodes.equals(o.parityNodes) && parityGeneration == o.parityGeneration;
+               && members.equals(o.members) && parityNodes.equals(o.parityNodes) && parityGeneration == o.parityGeneration
+               && Objects.equals(change, o.change);
     }
 }

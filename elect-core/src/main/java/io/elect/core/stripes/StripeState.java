@@ -21,6 +21,12 @@ package io.elect.core.stripes;
  * parity are deleted without any decode or parity update (docs/design/updates.md). RETIRING only goes forward; a
  * RETIRED row is removed like a ROLLED_BACK one.
  *
+ * <p>Member change: COMMITTED -> CHANGING -> CHANGED -> COMMITTED, for one member of a stripe removed (it is fully
+ * shadowed, or leaves) or replaced by a new version. CHANGING records the target plan with parity generation g + 1
+ * and the slot's previous member ({@link StripeRecord.Change}); the parity nodes build generation g + 1 and every
+ * stub holder switches to it. CHANGED records that no reader uses generation g or the previous member any more;
+ * they are then deleted and the stripe is COMMITTED again. Both states only go forward.
+ *
  * <p>DO NOT CHANGE the codes: they are persisted (docs/formats/stripe-metadata.md).
  */
 public enum StripeState
@@ -35,7 +41,9 @@ public enum StripeState
     PARITY_BUILT(8),
     STUBS_INSTALLED(9),
     RETIRING(10),
-    RETIRED(11);
+    RETIRED(11),
+    CHANGING(12),
+    CHANGED(13);
 
     public final int code;
 
@@ -55,7 +63,8 @@ public enum StripeState
     /** Whether secondaries may have purged rows that only this stripe can give back (no rollback from here). */
     public boolean purgesMayHaveBegun()
     {
-        return this == STUBS_INSTALLED || this == PARITY_DURABLE || this == SECONDARIES_STUBBED || this == COMMITTED;
+        return this == STUBS_INSTALLED || this == PARITY_DURABLE || this == SECONDARIES_STUBBED || this == COMMITTED
+               || this == CHANGING || this == CHANGED;
     }
 
     public boolean isTerminal()
@@ -80,7 +89,9 @@ public enum StripeState
             case STUBS_INSTALLED: return next == SECONDARIES_STUBBED;
             case PARITY_DURABLE: return next == SECONDARIES_STUBBED;
             case SECONDARIES_STUBBED: return next == COMMITTED;
-            case COMMITTED: return next == RETIRING;
+            case COMMITTED: return next == RETIRING || next == CHANGING;
+            case CHANGING: return next == CHANGED;
+            case CHANGED: return next == COMMITTED;
             case RETIRING: return next == RETIRED;
             case ROLLING_BACK: return next == ROLLED_BACK;
             default: return false;

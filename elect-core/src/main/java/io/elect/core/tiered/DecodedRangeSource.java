@@ -79,7 +79,8 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
 
     private final DecodeContext context;
     private final io.elect.core.util.Clock clock;
-    private final StripeLayout stripe;
+    /** The layout runs start with; replaced whole by {@link #relayout} (a run keeps the one it started with). */
+    private volatile StripeLayout stripe;
     private final int self;
     private final ErasureCoder coder;
     private final StripeMemberReader members;
@@ -139,6 +140,23 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     public StripeLayout stripe()
     {
         return stripe;
+    }
+
+    /**
+     * Switches the layout later runs decode with (a stripe's member change, docs/design/updates.md): the new layout
+     * must describe the same member self (codec, k, m, code length, self's locator and length); the others' locators
+     * and lengths and the parity locators change. Runs under way finish with the layout they started with, whose
+     * files are deleted only after every holder has switched.
+     */
+    public void relayout(StripeLayout next)
+    {
+        StripeLayout cur = stripe;
+        if (!next.codecId().equals(cur.codecId()) || next.k() != cur.k() || next.m() != cur.m()
+            || next.stripeLength() != cur.stripeLength() || !next.locators().get(self).equals(cur.locators().get(self))
+            || next.memberLength(self) != cur.memberLength(self))
+            throw new IllegalArgumentException(cacheId() + ": relayout must keep codec, k, m, code length and member " + self
+                                               + " (was " + cur.locators() + ", given " + next.locators() + ")");
+        stripe = next;
     }
 
     public int self()
@@ -222,9 +240,9 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     }
 
     /** Bytes [offset, offset+len) of member, zero-padded past its real length; exactly len bytes, position 0. */
-    private ByteBuffer readMember(int member, long offset, int len) throws IOException
+    private ByteBuffer readMember(StripeLayout stripe, int member, long offset, int len) throws IOException
     {
-        int avail = available(member, offset, len);
+        int avail = available(stripe, member, offset, len);
         ByteBuffer buf = ByteBuffer.allocate(len);
         if (avail > 0 && !LocatorMemberReader.isZero(stripe.locators().get(member)))
         {
@@ -240,7 +258,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     }
 
     /** How many of bytes [offset, offset+len) of member lie below its real length. */
-    private int available(int member, long offset, int len)
+    private static int available(StripeLayout stripe, int member, long offset, int len)
     {
         return (int) Math.max(0, Math.min(len, stripe.memberLength(member) - offset));
     }
@@ -250,7 +268,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         avoidUntil.set(member, clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MEMBER_AVOID_MILLIS));
     }
 
-    private String member(int i)
+    private static String member(StripeLayout stripe, int i)
     {
         return "member " + i + " (" + stripe.locators().get(i) + ")";
     }
@@ -268,6 +286,8 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         final long start;
         final long deadline;
         final MemberFetches fetches;
+        /** The layout this run decodes with, whatever {@link #relayout} does meanwhile. */
+        final StripeLayout layout = stripe;
         /** Why self is not the source of this run (for error messages). */
         String selfState;
 
@@ -277,7 +297,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
             this.len = len;
             this.start = clock.nanoTime();
             this.deadline = start + deadlineNanos;
-            this.fetches = new MemberFetches(stripe.k() + stripe.m(), m -> readMember(m, offset, len), context);
+            this.fetches = new MemberFetches(layout.k() + layout.m(), m -> readMember(layout, m, offset, len), context);
             this.selfState = selfFirst ? "being reconstructed (its direct read failed within the last " + SELF_RETRY_MILLIS + " ms)"
                                        : "being reconstructed (not read directly)";
         }
@@ -327,14 +347,14 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
             {
                 selfFailing = true;
                 logger.info("{}: direct read of member {} at {}+{} failed ({}); reconstructing from k={} others for {} ms",
-                            describe(), self, offset, len, failure, stripe.k(), SELF_RETRY_MILLIS);
+                            describe(), self, offset, len, failure, layout.k(), SELF_RETRY_MILLIS);
             }
             return null;
         }
 
         ByteBuffer reconstruct(long firstChunk, int count) throws IOException
         {
-            List<Integer> used = gather(stripe.k(), List.of());
+            List<Integer> used = gather(layout.k(), List.of());
             if (used == null)
                 throw unavailable();
             avoidSlow(used);
@@ -372,7 +392,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
                     }
                 }
             }
-            throw new ChunkCorruptionException(describe() + ": no set of " + stripe.k() + " survivors reconstructs "
+            throw new ChunkCorruptionException(describe() + ": no set of " + layout.k() + " survivors reconstructs "
                                                 + range() + " with matching checksums (" + corruption.getMessage() + ")");
         }
 
@@ -477,7 +497,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         /** Starts reading member m; true if its bytes are known without I/O (zero: member, or past its length). */
         private boolean start(int m)
         {
-            if (available(m, offset, len) == 0 || LocatorMemberReader.isZero(stripe.locators().get(m)))
+            if (available(layout, m, offset, len) == 0 || LocatorMemberReader.isZero(layout.locators().get(m)))
             {
                 fetches.complete(m, ByteBuffer.allocate(len));
                 return true;
@@ -507,7 +527,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         {
             List<Integer> out = new ArrayList<>(), later = new ArrayList<>();
             long now = clock.nanoTime();
-            for (int i = 0; i < stripe.k() + stripe.m(); i++)
+            for (int i = 0; i < layout.k() + layout.m(); i++)
                 if (i != self && !exclude.contains(i) && !fetches.failed(i))
                     (now - avoidUntil.get(i) < 0 ? later : out).add(i);
             out.addAll(later);
@@ -516,7 +536,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
 
         private ByteBuffer decode(List<Integer> set)
         {
-            ByteBuffer[] chunks = new ByteBuffer[stripe.k() + stripe.m()];
+            ByteBuffer[] chunks = new ByteBuffer[layout.k() + layout.m()];
             for (int m : set)
                 chunks[m] = fetches.bytes(m);
             ByteBuffer out = ByteBuffer.allocate(len);
@@ -528,19 +548,19 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         private StripeUnavailableException unavailable()
         {
             List<Integer> down = new ArrayList<>();
-            StringBuilder why = new StringBuilder(member(self)).append(": ").append(selfState);
+            StringBuilder why = new StringBuilder(member(layout, self)).append(": ").append(selfState);
             down.add(self);
             Throwable cause = null;
-            for (int i = 0; i < stripe.k() + stripe.m(); i++)
+            for (int i = 0; i < layout.k() + layout.m(); i++)
                 if (i != self && fetches.failed(i))
                 {
                     down.add(i);
-                    why.append("; ").append(member(i)).append(": ").append(fetches.reason(i));
+                    why.append("; ").append(member(layout, i)).append(": ").append(fetches.reason(i));
                     cause = fetches.error(i) == null ? cause : fetches.error(i);
                 }
             return new StripeUnavailableException(describe() + ": cannot reconstruct " + range() + ": " + down.size() + " of "
-                                                  + (stripe.k() + stripe.m()) + " stripe members unavailable (more than m="
-                                                  + stripe.m() + "): " + why,
+                                                  + (layout.k() + layout.m()) + " stripe members unavailable (more than m="
+                                                  + layout.m() + "): " + why,
                                                   down.stream().mapToInt(Integer::intValue).toArray(), cause);
         }
 
@@ -548,14 +568,14 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         {
             long now = clock.nanoTime();
             List<String> slow = new ArrayList<>(), failed = new ArrayList<>();
-            for (int i = 0; i < stripe.k() + stripe.m(); i++)
+            for (int i = 0; i < layout.k() + layout.m(); i++)
                 if (fetches.running(i))
                 {
                     avoid(i);
-                    slow.add(member(i) + " (no answer after " + millis(now - fetches.startedAt(i)) + " ms)");
+                    slow.add(member(layout, i) + " (no answer after " + millis(now - fetches.startedAt(i)) + " ms)");
                 }
                 else if (fetches.failed(i))
-                    failed.add(member(i) + ": " + fetches.reason(i));
+                    failed.add(member(layout, i) + ": " + fetches.reason(i));
             return new IOException(describe() + ": degraded read of " + range() + " gave up after " + millis(now - start)
                                    + " ms (deadline " + deadlineMillis() + " ms) with " + got + " of the " + need
                                    + " member reads it needed; slow: " + (slow.isEmpty() ? "none" : String.join(", ", slow))

@@ -44,6 +44,8 @@ public final class TieredRuntime
     private volatile int chunkSize = ChunkChecksums.DEFAULT_CHUNK_SIZE;
     /** The DECODED sources opened and not forgotten, by cache id (weakly: a closed file's source may be collected). */
     private final Map<String, WeakReference<DecodedRangeSource>> decodedSources = new ConcurrentHashMap<>();
+    /** Every DECODED source opened per member (a file may be opened more than once), for {@link #relayout}. */
+    private final Map<String, java.util.List<WeakReference<DecodedRangeSource>>> everyDecoded = new ConcurrentHashMap<>();
 
     public TieredRuntime(Coders coders, TieredChunkCache cache, DecodeContext decode)
     {
@@ -142,7 +144,34 @@ public final class TieredRuntime
         DecodedRangeSource src = new DecodedRangeSource(stripe, s.self(), coders.get(stripe.k(), stripe.m()), currentMembers,
                                                         s.checksums(), cache, decodedCounters, decode);
         decodedSources.put(src.cacheId(), new WeakReference<>(src));
+        everyDecoded.computeIfAbsent(src.cacheId(), x -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(new WeakReference<>(src));
         return src;
+    }
+
+    /**
+     * Switches every open DECODED source of member {@code self} of a stripe (old and new openings of its file) to
+     * {@code next} (a member change: {@link DecodedRangeSource#relayout}); returns how many were switched. The caller
+     * has written the file's sidecar with {@code next} first, so that later openings read it.
+     */
+    public int relayout(TieredSidecar before, StripeLayout next)
+    {
+        String id = "decoded:" + before.stripe().locators().get(before.self());
+        java.util.List<WeakReference<DecodedRangeSource>> refs = everyDecoded.get(id);
+        int n = 0;
+        if (refs == null)
+            return 0;
+        for (WeakReference<DecodedRangeSource> ref : refs)
+        {
+            DecodedRangeSource src = ref.get();
+            if (src == null)
+                refs.remove(ref);
+            else
+            {
+                src.relayout(next);
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The DECODED sources open on this node (the latest of each member), e.g. to warm those of a peer that went down. */
@@ -169,6 +198,7 @@ public final class TieredRuntime
         {
             String id = "decoded:" + s.stripe().locators().get(s.self());
             decodedSources.remove(id);
+            everyDecoded.remove(id);
             cache.invalidate(id);
         }
     }

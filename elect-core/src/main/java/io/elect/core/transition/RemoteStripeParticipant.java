@@ -21,7 +21,11 @@ import io.elect.core.stripes.Member;
 import io.elect.core.transition.wire.TransitionMessages;
 import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
+import io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutResult;
 import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
+import io.elect.core.transition.wire.TransitionMessages.MemberLocation;
 import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
 import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
 import io.elect.core.transition.wire.TransitionMessages.StubRequest;
@@ -240,14 +244,98 @@ public final class RemoteStripeParticipant implements StripeParticipant
                     stubs.stubs(), members.stubs(), members.bytesBefore(), stripe.m());
     }
 
-    /** DROP_PARITY of every parity member (its local file, or its cold object and marker). */
+    /** DROP_PARITY of every parity member of the record's generation (its local file, or its cold object and marker). */
     private void dropParity(StripeRecord stripe)
+    {
+        dropParity(stripe, stripe.parityGeneration());
+    }
+
+    private void dropParity(StripeRecord stripe, long generation)
     {
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
             calls.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
-                                        new DropParityRequest(tableOf(stripe), stripe.id().toString(), j).encode()));
+                                        new DropParityRequest(tableOf(stripe), stripe.id().toString(), j, generation).encode()));
         awaitAll(calls, "DROP_PARITY");
+    }
+
+    /**
+     * PARITY_CHANGE on every parity node (generation g + 1 from g and the slot's previous version, read through the
+     * locator its node gives, DESCRIBE_MEMBER), then STUB_RELAYOUT on every ring node: all must answer (a stub left on
+     * generation g would decode with parity deleted next). Only removals are built: a replacement is refused by the
+     * nodes.
+     */
+    @Override
+    public void change(StripeRecord stripe)
+    {
+        StripeRecord.Change change = stripe.change();
+        TableRef table = tableOf(change.previous().sstable());
+        // the previous plan: every member's readable location (committed members may be offloaded: DESCRIBE_MEMBER)
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int i = 0; i < stripe.k(); i++)
+        {
+            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
+            calls.add(m.isVirtual() ? null
+                                    : transport.request(peerOf.apply(m.node()), Verbs.DESCRIBE_MEMBER,
+                                                        new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
+        }
+        List<byte[]> answers = awaitAll(calls, "DESCRIBE_MEMBER");
+        long[] lengths = new long[stripe.k()];
+        List<String> locators = new ArrayList<>();
+        MemberLocation previous = null;
+        for (int i = 0; i < stripe.k(); i++)
+        {
+            if (answers.get(i) == null)
+            {
+                locators.add(LocatorMemberReader.zero());
+                continue;
+            }
+            MemberLocation loc = MemberLocation.decode(answers.get(i));
+            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
+            if (loc.checksums().length() != m.realBytes())
+                throw new IllegalStateException("stripe " + stripe.id() + " member " + i + " (" + m.sstable() + ") has "
+                                                + loc.checksums().length() + " data bytes, the record says " + m.realBytes());
+            lengths[i] = loc.checksums().length();
+            locators.add(loc.locator());
+            if (i == change.slot())
+                previous = loc;
+        }
+        for (int j = 0; j < stripe.m(); j++)
+            locators.add(PENDING);
+        StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
+        Member next = stripe.members().get(change.slot());
+        if (!next.isVirtual())
+            throw new UnsupportedOperationException("stripe " + stripe.id() + ": replacing a member by a new version is not built yet");
+        List<CompletableFuture<byte[]>> parity = new ArrayList<>();
+        for (int j = 0; j < stripe.m(); j++)
+            parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE,
+                            new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
+                                                    previous.checksums(), null, null).encode()));
+        List<String> parityLocators = new ArrayList<>();
+        for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
+            parityLocators.add(ParityInfo.decode(answer).locator());
+        RelayoutRequest relayout = new RelayoutRequest(table, stripe.id().toString(), stripe.parityGeneration(), change.slot(),
+                                                       LocatorMemberReader.zero(), 0, parityLocators);
+        List<CompletableFuture<byte[]>> stubs = new ArrayList<>();
+        for (String node : ring.get())
+            stubs.add(slow(peerOf.apply(node), Verbs.STUB_RELAYOUT, relayout.encode()));
+        RelayoutResult total = new RelayoutResult(0, 0);
+        for (byte[] answer : awaitAll(stubs, "STUB_RELAYOUT"))
+            total = total.plus(RelayoutResult.decode(answer));
+        logger.info("stripe {}: member {} ({}) removed from parity generation {}; {} stubs switched, {} of it removed", stripe.id(),
+                    change.slot(), change.previous().descriptor(), stripe.parityGeneration(), total.switched(), total.removed());
+    }
+
+    /** REMOVE_MEMBER of the previous version on its node, then DROP_PARITY of the previous generation. */
+    @Override
+    public void finishChange(StripeRecord stripe)
+    {
+        Member previous = stripe.change().previous();
+        awaitAll(List.of(transport.request(peerOf.apply(previous.node()), Verbs.REMOVE_MEMBER,
+                                           new MemberRequest(tableOf(previous.sstable()), sstableOf(previous.sstable()),
+                                                             stripe.id().toString()).encode())), "REMOVE_MEMBER");
+        dropParity(stripe, stripe.parityGeneration() - 1);
+        described.remove(stripe.id());
     }
 
     private void forEachMember(StripeRecord stripe, int verb)

@@ -43,4 +43,19 @@ public interface StripeParticipant
      * holds. Every node must answer: a node that cannot is retried (the stripe stays RETIRING).
      */
     void retire(StripeRecord stripe);
+
+    /**
+     * Carries out a member change recorded in CHANGING ({@link StripeRecord#change()}): each parity node builds
+     * parity generation {@code stripe.parityGeneration()} from the previous one and the slot's two versions (as new
+     * files; the previous generation stays), then every node holding a stub of the stripe switches it to the new
+     * plan (stubs of the changed slot itself are removed, or replaced by the new version's). Every node must answer:
+     * a stub left on the previous plan would decode with parity that is deleted next. REQUIRES: CHANGING.
+     */
+    void change(StripeRecord stripe);
+
+    /**
+     * Deletes what the change left behind once no reader uses it: the slot's previous member on its node (local
+     * file or cold object) and the previous parity generation. REQUIRES: CHANGED.
+     */
+    void finishChange(StripeRecord stripe);
 }

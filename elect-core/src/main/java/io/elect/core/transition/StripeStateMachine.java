@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * back (the shipped chunks and any parity are orphans of a crash: cheaper to redo than to trust); in PARITY_BUILT it
  * tries to install the stubs and rolls back if that fails (nothing was purged yet; e.g. a member's node lost its
  * disk); from STUBS_INSTALLED on it rolls forward (secondaries may have purged). {@link #retire} takes a COMMITTED
- * stripe through RETIRING to RETIRED; recovery finishes a RETIRING one. See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
+ * stripe through RETIRING to RETIRED; recovery finishes a RETIRING one. {@link #change} takes a COMMITTED stripe
+ * through CHANGING and CHANGED back to COMMITTED with one member removed or replaced; recovery finishes it. See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
  */
 public final class StripeStateMachine
 {
@@ -82,6 +83,32 @@ public final class StripeStateMachine
         return now == StripeState.RETIRING ? drive(id, false) : now;
     }
 
+    /**
+     * Changes member {@code slot} of a COMMITTED stripe to {@code replacement} (a virtual chunk: the member is
+     * removed; a real member: its new version): records CHANGING with the target plan first (the recovery rolls it
+     * forward), then the participant builds the next parity generation and switches every stub
+     * ({@link StripeParticipant#change}), CHANGED, then the previous member and parity generation are deleted
+     * ({@link StripeParticipant#finishChange}) and the stripe is COMMITTED again. Returns COMMITTED when the change
+     * is done, or the state found if the stripe was not COMMITTED with {@code expected}'s version (someone else moved
+     * it: nothing is done); throws if the change cannot complete now (recovery finishes it later).
+     *
+     * @param expected the record the caller decided on (its version is compared)
+     */
+    public StripeState change(StripeRecord expected, int slot, io.elect.core.stripes.Member replacement)
+    {
+        if (expected.state() != StripeState.COMMITTED)
+            return expected.state();
+        StripeRecord next = expected.beginChange(slot, replacement, clockMillis.getAsLong());
+        if (next.realMembers() == 0)
+            throw new IllegalArgumentException("stripe " + expected.id() + ": removing its last real member is a retirement, not a change");
+        StripeStore.Outcome o = store.replan(expected, next);
+        if (o == StripeStore.Outcome.CONFLICT)
+            return current(expected.id()).state();
+        logger.info("stripe {} COMMITTED -> CHANGING ({}): slot {} {} -> {}, parity generation {} -> {}", expected.id(), o, slot,
+                    next.change().previous().descriptor(), replacement.descriptor(), expected.parityGeneration(), next.parityGeneration());
+        return drive(expected.id(), false);
+    }
+
     private StripeState drive(StripeId id, boolean forwardEarly)
     {
         while (true)
@@ -95,6 +122,16 @@ public final class StripeStateMachine
                     return r.state();
                 case RETIRING:
                     step(r, StripeState.RETIRED, participant::retire);
+                    break;
+                case CHANGING:
+                    step(r, StripeState.CHANGED, participant::change);
+                    break;
+                case CHANGED:
+                    participant.finishChange(r);
+                    StripeStore.Outcome o = store.replan(r, r.endChange(clockMillis.getAsLong()));
+                    if (o != StripeStore.Outcome.CONFLICT)
+                        logger.info("stripe {} CHANGED -> COMMITTED ({}) after {} ms in CHANGED", r.id(), o,
+                                    clockMillis.getAsLong() - r.updatedAtMillis());
                     break;
                 case PLANNED:
                     if (!forwardEarly || !tryStep(r, StripeState.CHUNKS_SHIPPED, participant::shipChunks))

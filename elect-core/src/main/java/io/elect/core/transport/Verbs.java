@@ -38,6 +38,14 @@ public final class Verbs
     public static final int STUB_REMOVE = 32;
     /** A node deletes its members of a RETIRING stripe, local or offloaded ({@code StripeRef}; coordinator only). */
     public static final int RETIRE_MEMBERS = 33;
+    /** Builds the next parity generation of a member change (docs/design/updates.md item 4), on a parity node. */
+    public static final int PARITY_CHANGE = 34;
+    /** Switches this node's stubs of a changing stripe to its next parity generation. */
+    public static final int STUB_RELAYOUT = 35;
+    /** Deletes the previous version of a changed member, on its node, once the stripe is CHANGED. */
+    public static final int REMOVE_MEMBER = 36;
+    /** Where a committed member's data can be read (local or cold locator) and its checksums. */
+    public static final int DESCRIBE_MEMBER = 37;
 
     private Verbs()
     {
@@ -63,6 +71,10 @@ public final class Verbs
             case STUB_PURGE -> "STUB_PURGE";
             case STUB_REMOVE -> "STUB_REMOVE";
             case RETIRE_MEMBERS -> "RETIRE_MEMBERS";
+            case PARITY_CHANGE -> "PARITY_CHANGE";
+            case STUB_RELAYOUT -> "STUB_RELAYOUT";
+            case REMOVE_MEMBER -> "REMOVE_MEMBER";
+            case DESCRIBE_MEMBER -> "DESCRIBE_MEMBER";
             default -> "verb-" + verb;
         };
     }

@@ -35,6 +35,11 @@ final class ModelParticipant implements StripeParticipant
     final Set<StripeId> stubbed = new HashSet<>();
     final Set<StripeId> committed = new HashSet<>();
     final Set<StripeId> retired = new HashSet<>();
+    /** Parity generations present per stripe (generation 0 is {@link #parity}); the generation each stripe's stubs use. */
+    final Map<StripeId, Set<Long>> parityGenerations = new HashMap<>();
+    final Map<StripeId, Long> stubGeneration = new HashMap<>();
+    /** Previous member versions still on disk, per stripe (a change's "previous", until finishChange deletes it). */
+    final Map<StripeId, Set<String>> previousMembers = new HashMap<>();
     final Map<String, Integer> calls = new HashMap<>();
     private final StripeStore truth;
     private final Random random;
@@ -157,7 +162,46 @@ final class ModelParticipant implements StripeParticipant
         parity.remove(s.id());
         coldObjects.remove(s.id());
         committed.remove(s.id());
+        parityGenerations.remove(s.id());
         retired.add(s.id());
         leave(f, "retire");
+    }
+
+    @Override
+    public void change(StripeRecord s)
+    {
+        boolean f = enter("change");
+        StripeState st = truth.get(s.id()).orElseThrow().state();
+        if (st != StripeState.CHANGING)
+            throw new AssertionError("changing " + s.id() + " in state " + st);
+        if (!committed.contains(s.id()))
+            throw new AssertionError("changing " + s.id() + " that never committed");
+        long from = s.parityGeneration() - 1;
+        Set<Long> gens = parityGenerations.computeIfAbsent(s.id(), x -> new HashSet<>(Set.of(0L)));
+        if (!gens.contains(from) && !gens.contains(s.parityGeneration()))
+            throw new AssertionError("changing " + s.id() + " to generation " + s.parityGeneration() + " without generation " + from);
+        gens.add(s.parityGeneration());
+        previousMembers.computeIfAbsent(s.id(), x -> new HashSet<>()).add(s.change().previous().sstable());
+        stubGeneration.put(s.id(), s.parityGeneration());
+        leave(f, "change");
+    }
+
+    @Override
+    public void finishChange(StripeRecord s)
+    {
+        boolean f = enter("finish-change");
+        StripeState st = truth.get(s.id()).orElseThrow().state();
+        if (st != StripeState.CHANGED)
+            throw new AssertionError("finishing the change of " + s.id() + " in state " + st);
+        if (stubGeneration.getOrDefault(s.id(), 0L) != s.parityGeneration())
+            throw new AssertionError("finishing the change of " + s.id() + " while stubs use generation " + stubGeneration.get(s.id()));
+        Set<Long> gens = parityGenerations.get(s.id());
+        if (gens == null || !gens.contains(s.parityGeneration()))
+            throw new AssertionError("finishing the change of " + s.id() + " without its new parity");
+        gens.removeIf(g -> g < s.parityGeneration());
+        Set<String> prev = previousMembers.get(s.id());
+        if (prev != null)
+            prev.remove(s.change().previous().sstable());
+        leave(f, "finish-change");
     }
 }

@@ -86,6 +86,60 @@ public class StripeStateMachineTest
     }
 
     @Test
+    void aChangeUnderWayIsFormatThreeAndOnlyInChangingStates()
+    {
+        StripeRecord r = record(3).moveTo(StripeState.COMMITTED, 6000);
+        StripeRecord changing = r.beginChange(1, Member.virtual(), 7000);
+        assertEquals(StripeState.CHANGING, changing.state());
+        assertEquals(1, changing.parityGeneration());
+        assertEquals(new StripeRecord.Change(1, r.members().get(1)), changing.change());
+        assertTrue(changing.members().get(1).isVirtual());
+        byte[] v3 = StripeRecordCodec.encode(changing);
+        assertEquals(3, v3[4]);
+        assertEquals(changing, StripeRecordCodec.decode(v3));
+        StripeRecord changed = changing.moveTo(StripeState.CHANGED, 8000);
+        assertEquals(changing.change(), StripeRecordCodec.decode(StripeRecordCodec.encode(changed)).change(), "CHANGED keeps the change");
+        StripeRecord done = changed.endChange(9000);
+        assertEquals(StripeState.COMMITTED, done.state());
+        assertEquals(2, StripeRecordCodec.encode(done)[4], "the change is dropped: format 2 again");
+        assertEquals(done, StripeRecordCodec.decode(StripeRecordCodec.encode(done)));
+        assertThrows(IllegalArgumentException.class, () -> done.beginChange(1, Member.virtual(), 1), "slot 1 is virtual now");
+        assertThrows(IllegalStateException.class, () -> changing.beginChange(0, Member.virtual(), 1), "one change at a time");
+        assertThrows(IllegalArgumentException.class, () -> new StripeRecord(r.id(), r.codecId(), r.k(), r.m(), r.codeLength(), r.members(),
+                                                                            r.parityNodes(), 1, changing.change(), StripeState.COMMITTED, 2, 1),
+                     "a change outside CHANGING/CHANGED");
+        assertThrows(IllegalArgumentException.class, () -> new StripeRecord(r.id(), r.codecId(), r.k(), r.m(), r.codeLength(), r.members(),
+                                                                            r.parityNodes(), 1, null, StripeState.CHANGING, 2, 1),
+                     "CHANGING without its change");
+    }
+
+    @Test
+    void aChangeGoesForwardToCommittedWithTheNewGenerationAndNothingLeft()
+    {
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        ModelParticipant p = new ModelParticipant(store, 5);
+        AtomicLong clock = new AtomicLong();
+        StripeStateMachine sm = new StripeStateMachine(store, p, clock::incrementAndGet);
+        StripeRecord r = record(6);
+        assertEquals(StripeState.COMMITTED, sm.run(r));
+        StripeRecord committed = store.get(r.id()).orElseThrow();
+        assertEquals(StripeState.COMMITTED, sm.change(committed, 2, Member.virtual()));
+        StripeRecord after = store.get(r.id()).orElseThrow();
+        assertEquals(1, after.parityGeneration());
+        assertTrue(after.members().get(2).isVirtual());
+        assertEquals(java.util.Set.of(1L), p.parityGenerations.get(r.id()));
+        assertTrue(p.previousMembers.get(r.id()).isEmpty());
+        // A decision taken on a stale record (the version moved on) does nothing.
+        assertEquals(StripeState.COMMITTED, sm.change(committed, 0, Member.virtual()));
+        assertFalse(store.get(r.id()).orElseThrow().members().get(0).isVirtual(), "a stale decision is not applied");
+        // Removing the last real member is a retirement, not a change.
+        StripeRecord single = new StripeRecord(r.id(), r.codecId(), 4, 2, 4096,
+                                               List.of(new Member("10.0.0.1", "nb-1-big", 10), Member.virtual(), Member.virtual(), Member.virtual()),
+                                               r.parityNodes(), StripeState.COMMITTED, 9, 1);
+        assertThrows(IllegalArgumentException.class, () -> sm.change(single, 0, Member.virtual()));
+    }
+
+    @Test
     void storeContractIdempotentTransitions()
     {
         StripeStoreContract.basic(new InMemoryStripeStore());
@@ -127,6 +181,8 @@ public class StripeStateMachineTest
             public void commit(StripeRecord s) { q.commit(s); }
             public void rollback(StripeRecord s) { q.rollback(s); }
             public void retire(StripeRecord s) { q.retire(s); }
+            public void change(StripeRecord s) { q.change(s); }
+            public void finishChange(StripeRecord s) { q.finishChange(s); }
         }, clock::incrementAndGet);
         assertEquals(StripeState.ROLLED_BACK, failing.run(b));
         assertFalse(p.shipped.contains(b.id()) || p.parity.contains(b.id()));
@@ -143,6 +199,8 @@ public class StripeStateMachineTest
             public void commit(StripeRecord s) { q.commit(s); }
             public void rollback(StripeRecord s) { q.rollback(s); }
             public void retire(StripeRecord s) { q.retire(s); }
+            public void change(StripeRecord s) { q.change(s); }
+            public void finishChange(StripeRecord s) { q.finishChange(s); }
         }, clock::incrementAndGet);
         assertEquals(StripeState.ROLLED_BACK, noStubs.run(c));
         assertFalse(p.stubsInstalled.contains(c.id()) || p.parity.contains(c.id()) || p.stubbed.contains(c.id()));

@@ -1,6 +1,7 @@
 package io.elect.core.transition;
 
 import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.Member;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
 
@@ -14,6 +15,7 @@ import java.util.function.Supplier;
 import io.elect.core.transition.StripeStore.Outcome;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -119,7 +121,7 @@ public final class StripeStoreContract
     {
         System.out.println("crash-point runs, seed=" + seed + " (rerun with -Delect.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
-        int committedRuns = 0, rolledBackRuns = 0, retiredRuns = 0;
+        int committedRuns = 0, rolledBackRuns = 0, retiredRuns = 0, changedRuns = 0;
         for (int run = 0; run < runs; run++)
         {
             long runSeed = rnd.nextLong();
@@ -162,6 +164,22 @@ public final class StripeStoreContract
                     // a fault, the crash, or no row (the stripe was never created)
                 }
             }
+            // In half of the runs the second stripe, if it committed, has a member removed (slot 2) and then possibly
+            // another replaced (slot 0, a new version), with the same faults: recovery must finish a change forward.
+            int changes = r.nextInt(3);
+            for (int c = 0; c < changes; c++)
+            {
+                try
+                {
+                    StripeRecord cur = durable.get(stripes.get(1).id()).orElse(null);
+                    if (cur != null)
+                        sm.change(cur, c == 0 ? 2 : 0, c == 0 ? Member.virtual() : new Member("10.0.0.1", "nb-new-" + c + "-big", 3000));
+                }
+                catch (RuntimeException e)
+                {
+                    // a fault or the crash
+                }
+            }
             // Restart, possibly crashing once more during recovery; then a clean recovery.
             model.failRate = 0;
             model.crashAtOp = r.nextBoolean() ? model.ops + r.nextInt(4) : -1;
@@ -187,6 +205,20 @@ public final class StripeStoreContract
                     assertTrue(model.committed.contains(s.id()) && model.stubbed.contains(s.id()), ctx);
                     assertTrue(model.parity.contains(s.id()) && model.coldObjects.contains(s.id()), ctx);
                     assertFalse(model.shipped.contains(s.id()), ctx + ": shipped chunks left behind");
+                    assertNull(row.get().change(), ctx + ": a COMMITTED row with a change");
+                    long gen = row.get().parityGeneration();
+                    assertEquals(gen == 0 ? java.util.Set.of(0L) : java.util.Set.of(gen),
+                                 model.parityGenerations.getOrDefault(s.id(), java.util.Set.of(0L)), ctx + ": parity generations");
+                    assertEquals(gen, (long) model.stubGeneration.getOrDefault(s.id(), 0L), ctx + ": stubs on another generation");
+                    assertTrue(model.previousMembers.getOrDefault(s.id(), java.util.Set.of()).isEmpty(), ctx + ": previous member left");
+                    if (gen > 0)
+                    {
+                        assertTrue(s == stripes.get(1) && changes > 0, ctx + ": changed without being asked");
+                        int applied = (row.get().members().get(2).isVirtual() ? 1 : 0)
+                                      + (row.get().members().get(0).sstable().startsWith("nb-new-") ? 1 : 0);
+                        assertEquals(gen, applied, ctx + ": one parity generation per change applied");
+                        changedRuns++;
+                    }
                     committedRuns++;
                 }
                 else
@@ -209,8 +241,9 @@ public final class StripeStoreContract
             StripeRecovery.Summary again = StripeRecovery.recover(durable, restarted);
             assertEquals(0, again.committed() + again.rolledBack() + again.removed(), "run seed " + runSeed);
         }
-        System.out.println("crash runs: " + committedRuns + " stripes committed, " + rolledBackRuns + " rolled back, " + retiredRuns + " retired");
-        assertTrue(committedRuns > runs / 8 && rolledBackRuns > runs / 8 && retiredRuns > runs / 16,
-                   "every outcome exercised: " + committedRuns + "/" + rolledBackRuns + "/" + retiredRuns);
+        System.out.println("crash runs: " + committedRuns + " stripes committed, " + rolledBackRuns + " rolled back, " + retiredRuns
+                           + " retired, " + changedRuns + " changed");
+        assertTrue(committedRuns > runs / 8 && rolledBackRuns > runs / 8 && retiredRuns > runs / 16 && changedRuns > runs / 16,
+                   "every outcome exercised: " + committedRuns + "/" + rolledBackRuns + "/" + retiredRuns + "/" + changedRuns);
     }
 }

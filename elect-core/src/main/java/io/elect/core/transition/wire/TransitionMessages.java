@@ -284,22 +284,67 @@ public final class TransitionMessages
         }
     }
 
-    /** DROP_PARITY request: delete parity member {@code index} of a stripe (local file and cold object). */
-    public record DropParityRequest(TableRef table, String stripeId, int index)
+    /** DESCRIBE_MEMBER response: a locator any node can read a committed member through, and its chunk checksums. */
+    public record MemberLocation(String locator, ChunkChecksums checksums)
     {
         public byte[] encode()
         {
-            Wire.Writer w = new Wire.Writer(VERSION);
+            Wire.Writer w = new Wire.Writer(VERSION).str(locator);
+            writeChecksums(w, checksums);
+            return w.toBytes();
+        }
+
+        public static MemberLocation decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MemberLocation");
+            MemberLocation out = new MemberLocation(r.str("locator"), readChecksums(r));
+            r.end();
+            return out;
+        }
+    }
+
+    /**
+     * DROP_PARITY request: delete generation {@code generation} of parity member {@code index} of a stripe (local
+     * file and cold object). Payload version 1 for generation 0 (the only one before member changes), version 2 adds
+     * the generation (i64) at the end.
+     */
+    public record DropParityRequest(TableRef table, String stripeId, int index, long generation)
+    {
+        public static final int GENERATION_VERSION = 2;
+
+        public DropParityRequest(TableRef table, String stripeId, int index)
+        {
+            this(table, stripeId, index, 0);
+        }
+
+        public DropParityRequest
+        {
+            if (generation < 0)
+                throw new IllegalArgumentException("generation must be >= 0, was " + generation);
+        }
+
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(generation == 0 ? VERSION : GENERATION_VERSION);
             table.write(w);
-            return w.str(stripeId).i32(index).toBytes();
+            w.str(stripeId).i32(index);
+            if (generation != 0)
+                w.i64(generation);
+            return w.toBytes();
         }
 
         public static DropParityRequest decode(byte[] b)
         {
-            Wire.Reader r = new Wire.Reader(b, VERSION, "DropParityRequest");
-            DropParityRequest out = new DropParityRequest(TableRef.read(r), r.str("stripeId"), r.i32("index"));
+            int version = b.length > 0 && (b[0] & 0xff) == GENERATION_VERSION ? GENERATION_VERSION : VERSION;
+            Wire.Reader r = new Wire.Reader(b, version, "DropParityRequest");
+            TableRef t = TableRef.read(r);
+            String stripe = r.str("stripeId");
+            int index = r.i32("index");
+            long generation = version == VERSION ? 0 : r.i64("generation");
             r.end();
-            return out;
+            if (version == GENERATION_VERSION && generation < 1)
+                throw new IllegalArgumentException("DropParityRequest: version 2 with generation " + generation);
+            return new DropParityRequest(t, stripe, index, generation);
         }
     }
 

@@ -1,0 +1,294 @@
+package io.elect.core.node;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.coding.ErasureCoder;
+import io.elect.core.node.LocalTables.TableFile;
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.ParityBuilder;
+import io.elect.core.stripes.ParityDeltaApplier;
+import io.elect.core.stripes.ParityFiles;
+import io.elect.core.stripes.ParitySidecar;
+import io.elect.core.stripes.StripeId;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+import io.elect.core.config.ColdTierStores;
+import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutResult;
+import io.elect.core.transition.wire.TransitionMessages.MemberLocation;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
+import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
+import io.elect.core.transition.wire.TransitionMessages.StubCount;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.transport.Verbs;
+import io.elect.offload.ColdStore;
+
+/**
+ * This node's side of a stripe's member change (docs/design/updates.md item 4; verbs DESCRIBE_MEMBER,
+ * PARITY_CHANGE, STUB_RELAYOUT, REMOVE_MEMBER in docs/formats/verbs.md). Each handler checks the stripe record's
+ * state itself (a late or replayed request of another phase is refused or answered as done) and is idempotent.
+ */
+final class LocalChangeOps
+{
+    private static final Logger logger = LoggerFactory.getLogger(LocalChangeOps.class);
+    /** Suffix of a previous parity generation recalled from the cold tier to compute the next one (never offloaded). */
+    static final String RECALLED_SUFFIX = ".recalled";
+
+    private final NodeContext node;
+
+    LocalChangeOps(NodeContext node)
+    {
+        this.node = node;
+    }
+
+    void register()
+    {
+        node.transport().register(Verbs.DESCRIBE_MEMBER, p -> describe(MemberRequest.decode(p)).encode());
+        node.transport().register(Verbs.PARITY_CHANGE, p -> parityChange(ParityChangeRequest.decode(p)).encode());
+        node.transport().register(Verbs.STUB_RELAYOUT, p -> relayout(RelayoutRequest.decode(p)).encode());
+        node.transport().register(Verbs.REMOVE_MEMBER, p -> removeMember(MemberRequest.decode(p)).encode());
+    }
+
+    private StripeRecord record(String stripeId)
+    {
+        return node.store().get(StripeId.parse(stripeId))
+                   .orElseThrow(() -> new IllegalStateException("stripe " + stripeId + " has no record"));
+    }
+
+    /** This node's live member file of the stripe named {@code sstable} (its id, or the one file frozen under the stripe). */
+    private TableFile memberFile(TableRef t, String sstable, String stripeId) throws IOException
+    {
+        TableFile tagged = null;
+        int n = 0;
+        for (TableFile f : node.tables().files(t))
+        {
+            if (f.isStub())
+                continue;
+            if (f.id().equals(sstable))
+                return f;
+            if (stripeId.equals(f.frozenTag()))
+            {
+                tagged = f;
+                n++;
+            }
+        }
+        return n == 1 ? tagged : null; // an offloaded member has a new id; two members of one stripe here are ambiguous
+    }
+
+    /**
+     * DESCRIBE_MEMBER: where a committed member's data can be read by any node and its chunk checksums: a LOCAL
+     * member by this node's locator of its data file (checksums computed), a COLD one by its cold object's locator
+     * (checksums from its sidecar).
+     */
+    MemberLocation describe(MemberRequest req) throws IOException
+    {
+        TableFile f = memberFile(req.table(), req.sstable(), req.stripeId());
+        if (f == null || !req.stripeId().equals(f.frozenTag()))
+            throw new IllegalStateException("no member " + req.sstable() + " of stripe " + req.stripeId() + " of " + req.table()
+                                            + " is live on " + node.self());
+        if (f.source() == LocalTables.Source.COLD)
+            return new MemberLocation(LocatorMemberReader.cold(f.sidecar().coldStore(), f.sidecar().coldKey()), f.sidecar().checksums());
+        Path data = f.dataPath().toAbsolutePath();
+        try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ))
+        {
+            return new MemberLocation(RemoteStripeParticipant.nodeLocator(node.selfPeer(), data.toString()),
+                                      ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE));
+        }
+    }
+
+    /**
+     * PARITY_CHANGE: generation g + 1 of this node's parity member from generation g (local, or recalled from the
+     * cold tier into a temporary file) and the changed member's two versions, as a new local file (offloading picks it
+     * up later). Refused unless the stripe is CHANGING to exactly that generation; a complete file already there (a
+     * retry) is returned as it is.
+     */
+    ParityInfo parityChange(ParityChangeRequest req) throws IOException
+    {
+        TableRef t = req.table();
+        StripeRecord r = record(req.stripeId());
+        long gen = req.toGeneration();
+        Path file = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen);
+        if (r.parityGeneration() == gen && r.state() != StripeState.CHANGING)
+        {
+            var done = ParityBuilder.verify(file);
+            if (done.isPresent() || Files.exists(ParityFiles.coldMarker(file)))
+                return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), file.toAbsolutePath().toString()), r.codeLength());
+        }
+        if (r.state() != StripeState.CHANGING || r.parityGeneration() != gen)
+            throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " at parity generation " + r.parityGeneration()
+                                            + ": no parity generation " + gen + " built");
+        long start = node.clock().nanoTime();
+        Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
+        Path recalled = null;
+        if (!Files.exists(old))
+        {
+            recalled = recall(t, req, old);
+            old = recalled;
+        }
+        try
+        {
+            StripeLayout prev = req.previous();
+            ErasureCoder coder = node.tiered().coders().get(prev.k(), prev.m());
+            ParityDeltaApplier.Version before = new ParityDeltaApplier.Version(
+                verified(prev, req.slot(), req.beforeChecksums()), req.beforeChecksums().length());
+            ParityDeltaApplier.Version after = ParityDeltaApplier.Version.absent();
+            if (!req.removal())
+            {
+                java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
+                locators.set(req.slot(), req.afterLocator());
+                long[] lengths = prev.dataLengths();
+                lengths[req.slot()] = req.afterChecksums().length();
+                StripeLayout next = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, prev.stripeLength(), locators);
+                after = new ParityDeltaApplier.Version(verified(next, req.slot(), req.afterChecksums()), req.afterChecksums().length());
+            }
+            ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).apply(coder, req.slot(), old, before, after, file);
+            logger.info("parity {} of stripe {} ({}) generation {} -> {}: member {} {} ({} -> {} bytes), {} bytes written ({} ms)",
+                        req.index(), req.stripeId(), t, gen - 1, gen, req.slot(), req.removal() ? "removed" : "replaced",
+                        before.length(), after.length(), built.length(), node.clock().millisSince(start));
+            return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()),
+                                  built.length());
+        }
+        finally
+        {
+            if (recalled != null)
+                ParityFiles.deleteHot(recalled);
+        }
+    }
+
+    /** Downloads an offloaded previous generation beside its hot path, with a sidecar that checks it while it is read. */
+    private Path recall(TableRef t, ParityChangeRequest req, Path hot) throws IOException
+    {
+        if (!Files.exists(ParityFiles.coldMarker(hot)))
+            throw new IllegalStateException("parity " + req.index() + " generation " + (req.toGeneration() - 1) + " of stripe "
+                                            + req.stripeId() + " is neither on " + node.self() + " nor in the cold tier");
+        ColdStore store = node.tiered().store(ColdTierStores.DEFAULT_STORE)
+                              .orElseThrow(() -> new IllegalStateException("parity " + hot + " is offloaded but no cold store is registered"));
+        String key = ParityFiles.coldKey(t.keyspace(), t.table(), req.stripeId(), req.index(), req.toGeneration() - 1);
+        long length = ParityFiles.readColdMarker(ParityFiles.coldMarker(hot));
+        Path out = hot.resolveSibling(hot.getFileName() + RECALLED_SUFFIX);
+        try (FileChannel ch = FileChannel.open(out, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+        {
+            int window = 1 << 20;
+            for (long off = 0; off < length; off += window)
+            {
+                ByteBuffer b = store.read(key, off, (int) Math.min(window, length - off));
+                while (b.hasRemaining())
+                    ch.write(b);
+            }
+            ch.force(true);
+        }
+        ChunkChecksums sums;
+        try (FileChannel ch = FileChannel.open(out, StandardOpenOption.READ))
+        {
+            sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
+        }
+        StripeLayout prev = req.previous();
+        new ParitySidecar(prev.codecId(), prev.k(), prev.m(), req.index(), prev.dataLengths(), sums).write(out);
+        logger.info("parity {} generation {} of stripe {} recalled from the cold tier ({} bytes) to compute generation {}",
+                    req.index(), req.toGeneration() - 1, req.stripeId(), length, req.toGeneration());
+        return out;
+    }
+
+    /** Member {@code slot}'s bytes through its locator, each covering chunk verified against {@code sums}. */
+    private ParityDeltaApplier.Bytes verified(StripeLayout layout, int slot, ChunkChecksums sums)
+    {
+        String what = "member " + slot + " (" + layout.locators().get(slot) + ")";
+        return (offset, length) -> {
+            int cs = sums.chunkSize();
+            long from = offset / cs * cs;
+            long to = Math.min(sums.length(), (offset + length + cs - 1) / cs * cs);
+            ByteBuffer got = node.tiered().members().read(layout, slot, from, (int) (to - from));
+            if (got.remaining() != to - from)
+                throw new IOException(what + " returned " + got.remaining() + " of " + (to - from) + " bytes");
+            for (long c = from; c < to; c += cs)
+                sums.verify(what, (int) (c / cs), got.duplicate().position((int) (c - from)).limit((int) Math.min(to - from, c - from + cs)));
+            return got.duplicate().position((int) (offset - from)).limit((int) (offset - from + length)).slice();
+        };
+    }
+
+    /**
+     * STUB_RELAYOUT: every stub of the stripe here switches to the request's plan; stubs of the changed member itself
+     * are removed (a removal; a replacement's new stubs are not built yet and refused). Done only while the stripe is
+     * CHANGING to that generation; once it is past (CHANGED or COMMITTED at that generation) every stub has switched
+     * and the answer is empty.
+     */
+    RelayoutResult relayout(RelayoutRequest req) throws IOException
+    {
+        StripeRecord r = record(req.stripeId());
+        if (r.parityGeneration() == req.generation() && r.state() != StripeState.CHANGING)
+            return new RelayoutResult(0, 0);
+        if (r.state() != StripeState.CHANGING || r.parityGeneration() != req.generation())
+            throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " at parity generation "
+                                            + r.parityGeneration() + ": stubs not switched to generation " + req.generation());
+        boolean removal = LocatorMemberReader.isZero(req.slotLocator());
+        if (!removal)
+            throw new UnsupportedOperationException("stripe " + req.stripeId() + ": replacing member " + req.slot()
+                                                    + " by a new version is not built yet (only removals)");
+        TableRef t = req.table();
+        if (!node.tables().exists(t))
+            return new RelayoutResult(0, 0);
+        int switched = 0, removed = 0;
+        long start = node.clock().nanoTime();
+        for (TableFile f : node.tables().files(t))
+        {
+            if (!f.isStub() || !req.stripeId().equals(f.frozenTag()))
+                continue;
+            if (f.sidecar().self() == req.slot())
+            {
+                node.tables().removeStub(t, f.id());
+                removed++;
+            }
+            else
+            {
+                node.tables().relayoutStub(t, f.id(), req.apply(f.sidecar().stripe()));
+                switched++;
+            }
+        }
+        if (switched + removed > 0)
+            logger.info("stubs of stripe {} ({}) on parity generation {}: {} switched, {} of member {} removed ({} ms)", req.stripeId(), t,
+                        req.generation(), switched, removed, req.slot(), node.clock().millisSince(start));
+        return new RelayoutResult(switched, removed);
+    }
+
+    /**
+     * REMOVE_MEMBER: deletes the changed slot's previous version on this node once the stripe is CHANGED (no stub
+     * reads it any more); an offloaded member's cold object is left to the cold-tier garbage collection. Nothing to
+     * do once the change is over; refused before CHANGED.
+     */
+    StubCount removeMember(MemberRequest req) throws IOException
+    {
+        StripeRecord r = record(req.stripeId());
+        if (r.state() != StripeState.CHANGED)
+        {
+            if (r.state() == StripeState.COMMITTED || r.state().rowRemovable())
+                return new StubCount(0, 0, 0);
+            throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + ": its previous member is still read");
+        }
+        String name = RemoteStripeParticipant.memberName(req.table(), req.sstable());
+        if (!name.equals(r.change().previous().sstable()) || !node.self().equals(r.change().previous().node()))
+            throw new IllegalStateException("stripe " + req.stripeId() + "'s change replaces " + r.change().previous().descriptor()
+                                            + ", not " + node.self() + "/" + name);
+        if (!node.tables().exists(req.table()))
+            return new StubCount(0, 0, 0);
+        TableFile f = memberFile(req.table(), req.sstable(), req.stripeId());
+        if (f == null || !req.stripeId().equals(f.frozenTag()))
+            return new StubCount(0, 0, 0); // removed already
+        long start = node.clock().nanoTime();
+        node.tables().retire(req.table(), f.id(), req.stripeId());
+        logger.info("member {} of stripe {} ({}, {}) removed by a member change: {} data bytes ({} ms)", f.id(), req.stripeId(),
+                    req.table(), f.source(), f.dataBytes(), node.clock().millisSince(start));
+        return new StubCount(1, f.dataBytes(), 0);
+    }
+}

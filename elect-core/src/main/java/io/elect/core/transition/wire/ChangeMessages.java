@@ -1,0 +1,160 @@
+package io.elect.core.transition.wire;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+import java.util.List;
+
+/**
+ * Payloads of the member-change verbs (PARITY_CHANGE, STUB_RELAYOUT; docs/formats/verbs.md, docs/design/updates.md
+ * item 4). Same conventions as {@link TransitionMessages}: version byte first, every count and length bounded.
+ */
+public final class ChangeMessages
+{
+    /** DO NOT CHANGE without a new version: the version byte of every payload below. */
+    public static final int VERSION = 1;
+
+    private ChangeMessages()
+    {
+    }
+
+    /**
+     * PARITY_CHANGE request, to the node of parity member {@code index}: build generation {@code toGeneration} of
+     * it from generation {@code toGeneration - 1} with data member {@code slot} changed from its previous version
+     * (read through {@code previous}'s locator, verified by {@code beforeChecksums}) to its next one (read through
+     * {@code afterLocator}, verified by {@code afterChecksums}; both absent for a removal).
+     *
+     * @param previous the stripe's layout under the previous generation (data locators and lengths; parity locators
+     *                 are placeholders and never read)
+     */
+    public record ParityChangeRequest(TableRef table, String stripeId, int index, long toGeneration, int slot, StripeLayout previous,
+                                      ChunkChecksums beforeChecksums, String afterLocator, ChunkChecksums afterChecksums)
+    {
+        public ParityChangeRequest
+        {
+            if (toGeneration < 1)
+                throw new IllegalArgumentException("toGeneration must be >= 1, was " + toGeneration);
+            if (slot < 0 || slot >= previous.k() || index < 0 || index >= previous.m())
+                throw new IllegalArgumentException("slot " + slot + " / index " + index + " outside k=" + previous.k() + ", m=" + previous.m());
+            if ((afterLocator == null) != (afterChecksums == null))
+                throw new IllegalArgumentException("afterLocator and afterChecksums are both present or both absent");
+            if (beforeChecksums.length() != previous.memberLength(slot))
+                throw new IllegalArgumentException("beforeChecksums cover " + beforeChecksums.length() + " bytes, member " + slot
+                                                   + " has " + previous.memberLength(slot));
+        }
+
+        public boolean removal()
+        {
+            return afterLocator == null;
+        }
+
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            w.str(stripeId).i32(index).i64(toGeneration).i32(slot);
+            TransitionMessages.writeLayout(w, previous);
+            TransitionMessages.writeChecksums(w, beforeChecksums);
+            w.bool(afterLocator != null);
+            if (afterLocator != null)
+            {
+                w.str(afterLocator);
+                TransitionMessages.writeChecksums(w, afterChecksums);
+            }
+            return w.toBytes();
+        }
+
+        public static ParityChangeRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "ParityChangeRequest");
+            TableRef t = TableRef.read(r);
+            String stripe = r.str("stripeId");
+            int index = r.i32("index");
+            long gen = r.i64("toGeneration");
+            int slot = r.i32("slot");
+            StripeLayout prev = TransitionMessages.readLayout(r);
+            ChunkChecksums before = TransitionMessages.readChecksums(r);
+            String after = null;
+            ChunkChecksums afterSums = null;
+            if (r.bool("hasAfter"))
+            {
+                after = r.str("afterLocator");
+                afterSums = TransitionMessages.readChecksums(r);
+            }
+            r.end();
+            return new ParityChangeRequest(t, stripe, index, gen, slot, prev, before, after, afterSums);
+        }
+    }
+
+    /**
+     * STUB_RELAYOUT request, to every ring node: each of its stubs of the stripe switches to parity generation
+     * {@code generation}: member {@code slot}'s locator and length become {@code slotLocator} and
+     * {@code slotLength} (the zero locator and 0 for a removal), the parity locators become
+     * {@code parityLocators}; the other members' locators stay as each stub has them. Stubs OF member {@code slot}
+     * are removed (a removal: everything they hold is shadowed).
+     */
+    public record RelayoutRequest(TableRef table, String stripeId, long generation, int slot, String slotLocator, long slotLength,
+                                  List<String> parityLocators)
+    {
+        public RelayoutRequest
+        {
+            parityLocators = List.copyOf(parityLocators);
+            if (generation < 1 || slot < 0 || slotLength < 0 || parityLocators.isEmpty())
+                throw new IllegalArgumentException("RelayoutRequest: generation " + generation + ", slot " + slot + ", slotLength "
+                                                   + slotLength + ", " + parityLocators.size() + " parity locators");
+        }
+
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(stripeId).i64(generation).i32(slot).str(slotLocator).i64(slotLength).strings(parityLocators).toBytes();
+        }
+
+        public static RelayoutRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "RelayoutRequest");
+            RelayoutRequest out = new RelayoutRequest(TableRef.read(r), r.str("stripeId"), r.i64("generation"), r.i32("slot"),
+                                                      r.str("slotLocator"), r.i64("slotLength"), r.strings("parityLocators"));
+            r.end();
+            return out;
+        }
+
+        /** {@code current} (a stub's layout) under this request's plan. */
+        public StripeLayout apply(StripeLayout current)
+        {
+            if (slot >= current.k() || parityLocators.size() != current.m())
+                throw new IllegalArgumentException("relayout of slot " + slot + " with " + parityLocators.size()
+                                                   + " parity locators does not fit k=" + current.k() + ", m=" + current.m());
+            long[] lengths = current.dataLengths();
+            lengths[slot] = slotLength;
+            List<String> locators = new java.util.ArrayList<>(current.locators().subList(0, current.k()));
+            locators.set(slot, slotLocator);
+            locators.addAll(parityLocators);
+            return new StripeLayout(current.codecId(), current.k(), current.m(), lengths, current.stripeLength(), locators);
+        }
+    }
+
+    /** STUB_RELAYOUT response: stubs switched to the new layout, and stubs of the changed member removed. */
+    public record RelayoutResult(int switched, int removed)
+    {
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).i32(switched).i32(removed).toBytes();
+        }
+
+        public static RelayoutResult decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "RelayoutResult");
+            RelayoutResult out = new RelayoutResult(r.i32("switched"), r.i32("removed"));
+            r.end();
+            return out;
+        }
+
+        public RelayoutResult plus(RelayoutResult o)
+        {
+            return new RelayoutResult(switched + o.switched, removed + o.removed);
+        }
+    }
+}
