@@ -29,6 +29,8 @@ import io.elect.core.stripes.StripeState;
 import io.elect.core.transition.wire.TransitionMessages.BuildParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
 import io.elect.core.transition.wire.TransitionMessages.ComponentRef;
+import io.elect.core.transition.wire.ChangeMessages;
+import io.elect.core.transition.wire.TransitionMessages;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
 import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
@@ -171,7 +173,17 @@ public final class Targets
         out.add(msg("verb-member-info", List.of(new MemberInfo("/d/nb-12-big-Data.db", sums(), components()).encode()), MemberInfo::decode, null));
         out.add(msg("verb-build-parity", List.of(new BuildParityRequest(TABLE, STRIPE, layout(), 0, false).encode()), BuildParityRequest::decode, null));
         out.add(msg("verb-parity-info", List.of(new ParityInfo("node:127.0.0.3:7070/p/x.parity", 200_000).encode()), ParityInfo::decode, null));
-        out.add(msg("verb-drop-parity", List.of(new DropParityRequest(TABLE, STRIPE, 0).encode()), DropParityRequest::decode, null));
+        out.add(msg("verb-drop-parity", List.of(new DropParityRequest(TABLE, STRIPE, 0).encode(), new DropParityRequest(TABLE, STRIPE, 1, 2).encode()),
+                    DropParityRequest::decode, null));
+        out.add(msg("verb-parity-change", List.of(new ChangeMessages.ParityChangeRequest(TABLE, STRIPE, 0, 1, 0, layout(),
+                                                                                          new io.elect.core.stripes.ChunkChecksums(16384, layout().memberLength(0), new int[(int) ((layout().memberLength(0) + 16383) / 16384)]),
+                                                                                          null, null).encode()),
+                    ChangeMessages.ParityChangeRequest::decode, null));
+        out.add(msg("verb-stub-relayout", List.of(new ChangeMessages.RelayoutRequest(TABLE, STRIPE, 1, 0, "zero:", 0, List.of("node:127.0.0.3:7070/p/x.g1.parity")).encode()),
+                    ChangeMessages.RelayoutRequest::decode, null));
+        out.add(msg("verb-relayout-result", List.of(new ChangeMessages.RelayoutResult(2, 1).encode()), ChangeMessages.RelayoutResult::decode, null));
+        out.add(msg("verb-member-location", List.of(new TransitionMessages.MemberLocation("cold:s3/k", sums()).encode()),
+                    TransitionMessages.MemberLocation::decode, null));
         out.add(msg("verb-stub", List.of(stub().encode(), new StubRequest(TABLE, "12", STRIPE, layout(), 1, sums(), List.of()).encode()),
                     StubRequest::decode, null));
         out.add(msg("verb-stub-result", List.of(new StubResult(1, 100, 50, 0).encode()), StubResult::decode, null));

@@ -129,6 +129,12 @@ final class LocalChangeOps
         if (r.state() != StripeState.CHANGING || r.parityGeneration() != gen)
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " at parity generation " + r.parityGeneration()
                                             + ": no parity generation " + gen + " built");
+        // Already there: a retry, or a rebuild of this node regenerated it from the record's (target) plan.
+        long[] target = req.previous().dataLengths();
+        target[req.slot()] = req.removal() ? 0 : req.afterChecksums().length();
+        var present = ParityBuilder.verify(file);
+        if (present.isPresent() && java.util.Arrays.equals(ParitySidecar.read(ParitySidecar.of(file)).dataLengths(), target))
+            return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), file.toAbsolutePath().toString()), present.get().length());
         long start = node.clock().nanoTime();
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
         Path recalled = null;

@@ -189,7 +189,7 @@ public interface LocalTables
     }
 
     /** {@link #shadowedFiles}' key for this node's member file(s) of a stripe (a stub's key is its member index). */
-    int MEMBER_FILE = -1;
+    int MEMBER_FILE = io.elect.core.transition.MemberRemoval.MEMBER_FILE;
 
     /**
      * The answers {@link #shadowedStripes} combines, per file: stripe id -> (the member index of a stub, or

@@ -153,7 +153,10 @@ final class NodeSnapshots
         for (long b : node.tables().obsoleteBytes(t).values())
             obsolete += b;
         obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
+        java.util.Map<String, java.util.Map<Integer, Boolean>> files = node.tables().shadowedFiles(t, false);
+        java.util.Map<String, Boolean> stripes = new java.util.HashMap<>();
+        files.forEach((stripe, f) -> stripes.put(stripe, !f.containsValue(false)));
         return new NodeSnapshot(node.self(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
-                                stubs, replaced, parity[0], parity[1], candidates, obsolete, node.tables().shadowedStripes(t, false));
+                                stubs, replaced, parity[0], parity[1], candidates, obsolete, stripes, files);
     }
 }

@@ -46,7 +46,8 @@ final class StorageReport
         for (TableRef table : names)
         {
             Map<String, NodeSnapshot> snaps = transitions.snapshots(table, nodes);
-            Plan plan = TransitionCoordinator.plan(transitions.settings(), snaps.values());
+            Plan plan = TransitionCoordinator.plan(transitions.settings(), snaps.values(),
+                                                   TransitionCoordinator.formedParityPerEncoded(table, node.store().list()));
             Map<String, Object> tdoc = new LinkedHashMap<>();
             tdoc.put("table", table.toString());
             List<Object> perNode = new ArrayList<>();

@@ -18,6 +18,7 @@ import io.elect.core.stripes.StripeRecord;
 import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.MemberRemoval;
 import io.elect.core.transition.Retirement;
 import io.elect.core.transition.StripeRecovery;
 import io.elect.core.transition.StripeStateMachine;
@@ -148,7 +149,12 @@ public final class TransitionService
             // that retired any plans again next time, with fresh snapshots.
             if (allUp && retire(table, snaps) > 0)
                 continue;
+            // Then members fully shadowed in stripes that stay (issue 16: a partial update leaves most of a stripe
+            // live, but a member every row of which was rewritten holds nothing a read returns).
+            if (allUp && removeMembers(table, snaps) > 0)
+                continue;
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
+            c.formedParityPerEncoded(TransitionCoordinator.formedParityPerEncoded(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
             lastRounds.put(table, r);
@@ -195,6 +201,41 @@ public final class TransitionService
         }
         node.metrics().counter("Transitioning", "StripesRetired", table.toString()).inc(retired);
         node.metrics().counter("Transitioning", "StripesRetired", null).inc(retired);
+        return tried;
+    }
+
+    /**
+     * Removes (at most {@link #MAX_STRIPES_PER_ROUND}) members that every holder reports fully shadowed from stripes
+     * that stay ({@link MemberRemoval}); returns how many it tried. A change that fails stays CHANGING or CHANGED and
+     * recovery finishes it.
+     */
+    private int removeMembers(TableRef table, Map<String, NodeSnapshot> snaps)
+    {
+        List<MemberRemoval.Candidate> todo = MemberRemoval.removable(snaps, node.ring().members(), node.store()::get);
+        int tried = 0, removed = 0;
+        for (MemberRemoval.Candidate c : todo)
+        {
+            if (tried >= MAX_STRIPES_PER_ROUND)
+                break;
+            tried++;
+            long start = node.clock().nanoTime();
+            try
+            {
+                if (machine.change(c.record(), c.slot(), io.elect.core.stripes.Member.virtual()) == io.elect.core.stripes.StripeState.COMMITTED)
+                {
+                    removed++;
+                    logger.info("member {} ({}) of stripe {} of {} removed: every file of it fully shadowed ({} ms)", c.slot(),
+                                c.record().members().get(c.slot()).descriptor(), c.record().id(), table, node.clock().millisSince(start));
+                }
+            }
+            catch (RuntimeException e)
+            {
+                logger.warn("removal of member {} of stripe {} of {} did not finish (recovery retries it): {}", c.slot(), c.record().id(),
+                            table, e.toString());
+            }
+        }
+        node.metrics().counter("Transitioning", "MembersRemoved", table.toString()).inc(removed);
+        node.metrics().counter("Transitioning", "MembersRemoved", null).inc(removed);
         return tried;
     }
 

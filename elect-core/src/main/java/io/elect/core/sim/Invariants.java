@@ -130,20 +130,30 @@ final class Invariants
                     String name = p.getFileName().toString();
                     if (!name.endsWith(".parity") && !name.endsWith(".cold"))
                         continue;
-                    int dash = name.lastIndexOf("-p");
-                    String stripe = name.substring(0, dash);
-                    int j = Integer.parseInt(name.substring(dash + 2, name.lastIndexOf('.')));
-                    StripeRecord r = committed.get(stripe);
-                    if (r == null || j >= r.m() || !r.parityNodes().get(j).equals(n.id))
-                        sim.violation("orphaned parity " + name + " on " + n + " (stripe " + (r == null ? "not committed" : "does not place it here") + ")");
+                    // a cold marker names the hot file it stands for
+                    Path hot = name.endsWith(".cold") ? p.resolveSibling(name.substring(0, name.length() - ".cold".length()) + ".parity") : p;
+                    ParityFiles.Name pn = parity.parse(hot);
+                    if (pn == null)
+                    {
+                        sim.violation("unparseable parity file " + name + " on " + n);
+                        continue;
+                    }
+                    StripeRecord r = committed.get(pn.stripeId());
+                    if (r == null || pn.index() >= r.m() || !r.parityNodes().get(pn.index()).equals(n.id)
+                        || pn.generation() != r.parityGeneration())
+                        sim.violation("orphaned parity " + name + " on " + n + " (stripe " + (r == null ? "not committed"
+                                      : "does not place it here at generation " + pn.generation() + ", its generation is " + r.parityGeneration()) + ")");
                 }
             }
         }
         for (ObjectInfo o : c.cold.list("parity/"))
         {
             String[] parts = o.key().split("/");
-            if (parts.length != 4 || !committed.containsKey(parts[2]))
-                sim.violation("orphaned cold parity object " + o.key());
+            StripeRecord r = parts.length == 4 ? committed.get(parts[2]) : null;
+            String expected = r == null ? null : ParityFiles.coldKey(SimCluster.TABLE.keyspace(), SimCluster.TABLE.table(), parts[2],
+                                                                     Integer.parseInt(parts[3].replaceAll("\\..*", "")), r.parityGeneration());
+            if (r == null || !o.key().equals(expected))
+                sim.violation("orphaned cold parity object " + o.key() + (r == null ? "" : " (generation " + r.parityGeneration() + " is " + expected + ")"));
         }
         Set<String> owned = new HashSet<>();
         for (SimNode n : c.nodes())

@@ -278,6 +278,8 @@ final class SimCluster implements AutoCloseable
 
     /** Stripes retired by node processes that were killed since (their metrics died with them). */
     private long retiredByDeadNodes;
+    /** Members removed from their stripes by node processes that were killed since. */
+    private long removedByDeadNodes;
 
     /** kill -9: the process and everything volatile are gone; the disk stays. */
     void kill(SimNode n)
@@ -286,6 +288,7 @@ final class SimCluster implements AutoCloseable
         if (n.node != null)
         {
             retiredByDeadNodes += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
+            removedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
             n.node.close();
         }
         n.node = null;
@@ -384,6 +387,11 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 retired += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
         out.put("stripes_retired", retired);
+        long removed = removedByDeadNodes;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                removed += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
+        out.put("members_removed", removed);
         return out;
     }
 

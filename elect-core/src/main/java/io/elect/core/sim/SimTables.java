@@ -673,6 +673,19 @@ final class SimTables implements LocalTables
         remove(f);
     }
 
+    /**
+     * For the simulation's events (not the system under test): the keys of each encoded member held here (frozen,
+     * not a stub), by stripe tag, in file order.
+     */
+    Map<String, List<String>> memberKeys()
+    {
+        Map<String, List<String>> out = new java.util.TreeMap<>();
+        for (SimFile f : files.values())
+            if (f.frozenTag != null && f.source != Source.DECODED)
+                out.computeIfAbsent(f.frozenTag, x -> new ArrayList<>()).addAll(List.of(f.index.keys()));
+        return out;
+    }
+
     @Override
     public void relayoutStub(TableRef t, String id, StripeLayout next) throws IOException
     {

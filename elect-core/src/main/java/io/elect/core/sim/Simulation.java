@@ -175,10 +175,34 @@ public final class Simulation
             partition();
         else if (dice < 96)
             heal("partitions", false);
-        else if (dice < 99)
+        else if (dice < 97)
             toggleFaults();
+        else if (dice < 99)
+            overwriteMember();
         else
             overwriteAll();
+    }
+
+    /**
+     * Every key of one encoded member written again (no deletes): the member becomes fully shadowed while the other
+     * members of its stripe stay live, which the member-removal step then takes out of its stripe (issue 16).
+     */
+    private void overwriteMember()
+    {
+        List<String> keys = List.of();
+        String tag = null;
+        SimNode n = c.nodes().get(c.random.nextInt(c.nodes().size()));
+        Map<String, List<String>> members = n.tables.memberKeys();
+        if (!members.isEmpty())
+        {
+            List<String> tags = new ArrayList<>(members.keySet());
+            tag = tags.get(c.random.nextInt(tags.size()));
+            keys = members.get(tag);
+        }
+        int ok = 0;
+        for (String key : keys)
+            ok += write(key, false) ? 1 : 0;
+        event("overwrite-member " + n + " " + tag + " " + ok + "/" + keys.size());
     }
 
     /**

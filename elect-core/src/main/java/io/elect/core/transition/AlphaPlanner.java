@@ -105,10 +105,24 @@ public final class AlphaPlanner
     }
 
     /** Settings: alpha, the code, the switches, and the nominal ratios used before anything is measured. */
-    public record Params(double alpha, int k, int m, boolean encodingEnabled, boolean offloadEnabled, double nominalStubRatio)
+    /**
+     * @param formedParityPerEncoded parity bytes per encoded byte of stripes as they were formed (never changed since:
+     *                               the cost a NEW stripe will have), or NaN to use the measured cluster-wide ratio.
+     *                               Stripes that lost members keep their parity, so the cluster-wide ratio overstates
+     *                               what new stripes cost (docs/design/updates.md)
+     */
+    public record Params(double alpha, int k, int m, boolean encodingEnabled, boolean offloadEnabled, double nominalStubRatio,
+                         double formedParityPerEncoded)
     {
+        public Params(double alpha, int k, int m, boolean encodingEnabled, boolean offloadEnabled, double nominalStubRatio)
+        {
+            this(alpha, k, m, encodingEnabled, offloadEnabled, nominalStubRatio, Double.NaN);
+        }
+
         public Params
         {
+            if (!Double.isNaN(formedParityPerEncoded) && formedParityPerEncoded <= 0)
+                throw new IllegalArgumentException("formedParityPerEncoded must be > 0 or NaN, was " + formedParityPerEncoded);
             if (Double.isNaN(alpha) || alpha < 0 || alpha >= 1)
                 throw new IllegalArgumentException("alpha must be in [0, 1), was " + alpha);
             if (k < 1 || m < 1)
@@ -187,7 +201,8 @@ public final class AlphaPlanner
         // (it absorbs RF, per-replica compaction differences, and the share of ranges this table really replicates).
         double rho = up > 0 ? us / up : 0;
         double sigma = repl > 0 ? stubs / repl : p.nominalStubRatio();
-        double pi = (eph + epc) > 0 ? (ph + pc) / (eph + epc) : (double) p.m() / p.k();
+        double pi = !Double.isNaN(p.formedParityPerEncoded()) ? p.formedParityPerEncoded()
+                    : (eph + epc) > 0 ? (ph + pc) / (eph + epc) : (double) p.m() / p.k();
         double gain = rho * (1 - sigma) - pi;
 
         double need = Math.max(0, hot - target);

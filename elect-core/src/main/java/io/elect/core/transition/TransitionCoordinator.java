@@ -67,11 +67,52 @@ public final class TransitionCoordinator
 
     public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots)
     {
+        return plan(settings, snapshots, Double.NaN);
+    }
+
+    /** @param formedParityPerEncoded see {@link AlphaPlanner.Params#formedParityPerEncoded} (NaN: measured) */
+    public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots, double formedParityPerEncoded)
+    {
         List<NodeBytes> bytes = new ArrayList<>();
         for (NodeSnapshot s : snapshots)
             bytes.add(nodeBytes(s));
         return AlphaPlanner.plan(new AlphaPlanner.Params(settings.alpha(), settings.k(), settings.m(), settings.encodingEnabled(),
-                                                         settings.offloadEnabled(), 0.0), bytes);
+                                                         settings.offloadEnabled(), 0.0, formedParityPerEncoded), bytes);
+    }
+
+    /**
+     * Parity bytes per real data byte over the table's COMMITTED stripes whose plan never changed (parity generation
+     * 0): what a new stripe costs, padding included. NaN when there is none (the planner then measures).
+     */
+    public static double formedParityPerEncoded(TableRef table, Collection<io.elect.core.stripes.StripeRecord> records)
+    {
+        double parity = 0, data = 0;
+        for (io.elect.core.stripes.StripeRecord r : records)
+        {
+            if (r.state() != io.elect.core.stripes.StripeState.COMMITTED || r.parityGeneration() != 0)
+                continue;
+            boolean ours = false;
+            long real = 0;
+            for (io.elect.core.stripes.Member mem : r.members())
+                if (!mem.isVirtual())
+                {
+                    ours |= mem.sstable().startsWith(table.keyspace() + "." + table.table() + "/");
+                    real += mem.realBytes();
+                }
+            if (!ours || real == 0)
+                continue;
+            parity += (double) r.m() * r.codeLength();
+            data += real;
+        }
+        return data > 0 ? parity / data : Double.NaN;
+    }
+
+    /** Set before each round: see {@link #formedParityPerEncoded(TableRef, Collection)}. */
+    private volatile double formedParityPerEncoded = Double.NaN;
+
+    public void formedParityPerEncoded(double v)
+    {
+        formedParityPerEncoded = v;
     }
 
     /**
@@ -175,7 +216,7 @@ public final class TransitionCoordinator
                              StripeStateMachine machine, Consumer<Plan> onPlan)
     {
         long now = clock.getAsLong();
-        Plan plan = plan(settings, snapshots.values());
+        Plan plan = plan(settings, snapshots.values(), formedParityPerEncoded);
         onPlan.accept(plan);
         List<Candidate> pending = new ArrayList<>();
         Set<String> seenNow = new HashSet<>();

@@ -72,19 +72,33 @@ public final class TransitionMessages
     public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
                                long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
                                long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
-                               Map<String, Boolean> stripes)
+                               Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files)
     {
         /**
          * Payload version of SNAPSHOT responses: 2 added {@code obsolete} (bytes of frozen files' data that a newer
          * version shadows) at the end; 3 added {@code stripes} (for every stripe with a file on the node, whether every
-         * such file is fully shadowed: the retire step's detection). An older node's answer is refused (upgrade every
-         * node).
+         * such file is fully shadowed: the retire step's detection); 4 added {@code files} (the same per file: a stub's
+         * member index, or -1 for the node's member of the stripe; the member-removal step's detection). An older
+         * node's answer is refused (upgrade every node).
          */
-        public static final int SNAPSHOT_VERSION = 3;
+        public static final int SNAPSHOT_VERSION = 4;
 
         public NodeSnapshot
         {
             stripes = Map.copyOf(stripes);
+            Map<String, Map<Integer, Boolean>> copy = new java.util.HashMap<>();
+            files.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
+            files = Map.copyOf(copy);
+        }
+
+        /** A snapshot whose per-file shadow answers are not reported. */
+        public NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
+                            long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
+                            long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
+                            Map<String, Boolean> stripes)
+        {
+            this(node, unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
+                 parityHot, parityCold, candidates, obsolete, stripes, Map.of());
         }
 
         /** A snapshot that reports no stripe files. */
@@ -112,7 +126,7 @@ public final class TransitionMessages
         public NodeSnapshot withoutCandidates()
         {
             return new NodeSnapshot(node, unencoded, 0, 0, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
-                                    parityHot, parityCold, List.of(), obsolete, stripes);
+                                    parityHot, parityCold, List.of(), obsolete, stripes, files);
         }
 
         public byte[] encode()
@@ -131,6 +145,13 @@ public final class TransitionMessages
             w.i32(stripes.size());
             for (Map.Entry<String, Boolean> e : new java.util.TreeMap<>(stripes).entrySet())
                 w.str(e.getKey()).bool(e.getValue());
+            w.i32(files.size());
+            for (Map.Entry<String, Map<Integer, Boolean>> e : new java.util.TreeMap<>(files).entrySet())
+            {
+                w.str(e.getKey()).i32(e.getValue().size());
+                for (Map.Entry<Integer, Boolean> f : new java.util.TreeMap<>(e.getValue()).entrySet())
+                    w.i32(f.getKey()).bool(f.getValue());
+            }
             return w.toBytes();
         }
 
@@ -164,9 +185,25 @@ public final class TransitionMessages
                 if (stripes.put(id, r.bool("shadowed")) != null)
                     throw new IllegalArgumentException("NodeSnapshot: stripe " + id + " listed twice");
             }
+            int nf = r.count("files", 6);
+            Map<String, Map<Integer, Boolean>> files = new java.util.HashMap<>();
+            for (int i = 0; i < nf; i++)
+            {
+                String id = r.str("stripe");
+                int nfiles = r.count("stripeFiles", 5);
+                Map<Integer, Boolean> m = new java.util.HashMap<>();
+                for (int j = 0; j < nfiles; j++)
+                {
+                    int slot = r.i32("slot");
+                    if (slot < -1 || slot > 255 || m.put(slot, r.bool("shadowed")) != null)
+                        throw new IllegalArgumentException("NodeSnapshot: stripe " + id + " file " + slot + " invalid or listed twice");
+                }
+                if (files.put(id, m) != null)
+                    throw new IllegalArgumentException("NodeSnapshot: stripe " + id + " listed twice in files");
+            }
             r.end();
             return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
-                                    replaced, parityHot, parityCold, cands, obsolete, stripes);
+                                    replaced, parityHot, parityCold, cands, obsolete, stripes, files);
         }
 
         /** Hot-tier bytes of the table on this node. */

@@ -72,6 +72,13 @@ class TransitionMessagesTest
         assertEquals(new ParityInfo("cold:x/y", 5), ParityInfo.decode(new ParityInfo("cold:x/y", 5).encode()));
         DropParityRequest dp = new DropParityRequest(T, "00112233445566778899aabbccddeeff", 1);
         assertEquals(dp, DropParityRequest.decode(dp.encode()));
+        assertEquals(1, dp.encode()[0], "generation 0 is payload version 1 (what nodes before member changes read)");
+        DropParityRequest dp2 = new DropParityRequest(T, "00112233445566778899aabbccddeeff", 1, 3);
+        assertEquals(2, dp2.encode()[0]);
+        assertEquals(dp2, DropParityRequest.decode(dp2.encode()));
+        byte[] zeroGen = dp2.encode();
+        java.nio.ByteBuffer.wrap(zeroGen).putLong(zeroGen.length - 8, 0);
+        assertThrows(IllegalArgumentException.class, () -> DropParityRequest.decode(zeroGen), "version 2 with generation 0");
         StubRequest sr = new StubRequest(T, "3gfx_0k7r_2", "00112233445566778899aabbccddeeff", LAYOUT, 0, SUMS,
                                          List.of(new ComponentRef("Index.db", "node:10.0.0.1:7070/d/a-Index.db", 42)));
         StubRequest srb = StubRequest.decode(sr.encode());
@@ -117,7 +124,7 @@ class TransitionMessagesTest
         assertTrue(e.getMessage().contains("version 2"), e.getMessage());
         // a huge count must not allocate: it is checked against the bytes left
         byte[] snap = new NodeSnapshot("n", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of()).encode();
-        snap[snap.length - 16] = 0x7f; // the candidates count (followed by the 8-byte obsolete field and the stripes count)
+        snap[snap.length - 20] = 0x7f; // the candidates count (followed by the 8-byte obsolete field, the stripes and files counts)
         assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(snap));
     }
 }

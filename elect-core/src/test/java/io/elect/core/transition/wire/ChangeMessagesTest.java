@@ -1,0 +1,78 @@
+package io.elect.core.transition.wire;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutResult;
+import io.elect.core.transition.wire.TransitionMessages.MemberLocation;
+import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ChangeMessagesTest
+{
+    private static final TableRef T = new TableRef("ks", "usertable");
+    private static final ChunkChecksums SUMS = new ChunkChecksums(16384, 20000, new int[]{ 7, -3 });
+    private static final StripeLayout PREVIOUS = new StripeLayout("rs-cauchy-gf8-v1", 2, 1, new long[]{ 20000, 9000 }, 20000,
+                                                                  List.of("node:10.0.0.1:7070/d/a-Data.db", "cold:s3/tiered/b",
+                                                                          "pending:parity"));
+
+    @Test
+    void parityChangeRoundTripsForARemovalAndAReplacement()
+    {
+        ParityChangeRequest removal = new ParityChangeRequest(T, "00112233445566778899aabbccddeeff", 0, 2, 0, PREVIOUS, SUMS, null, null);
+        ParityChangeRequest back = ParityChangeRequest.decode(removal.encode());
+        assertEquals(removal.previous(), back.previous());
+        assertEquals(removal.toGeneration(), back.toGeneration());
+        assertEquals(removal.slot(), back.slot());
+        assertEquals(SUMS.length(), back.beforeChecksums().length());
+        assertEquals(true, back.removal());
+        ChunkChecksums after = new ChunkChecksums(16384, 100, new int[]{ 5 });
+        ParityChangeRequest replace = new ParityChangeRequest(T, "00112233445566778899aabbccddeeff", 0, 2, 0, PREVIOUS, SUMS,
+                                                              "node:10.0.0.1:7070/d/c-Data.db", after);
+        ParityChangeRequest rb = ParityChangeRequest.decode(replace.encode());
+        assertEquals("node:10.0.0.1:7070/d/c-Data.db", rb.afterLocator());
+        assertEquals(100, rb.afterChecksums().length());
+        // the previous version's checksums must cover the member the layout describes
+        assertThrows(IllegalArgumentException.class, () -> new ParityChangeRequest(T, "s", 0, 2, 1, PREVIOUS, SUMS, null, null));
+        assertThrows(IllegalArgumentException.class, () -> new ParityChangeRequest(T, "s", 0, 0, 0, PREVIOUS, SUMS, null, null));
+    }
+
+    @Test
+    void relayoutKeepsEachStubsOwnLocatorsAndChangesTheSlotAndParity()
+    {
+        RelayoutRequest r = new RelayoutRequest(T, "00112233445566778899aabbccddeeff", 1, 0, LocatorMemberReader.zero(), 0,
+                                                List.of("node:10.0.0.3:7070/s/x-p0.g1.parity"));
+        assertEquals(r, RelayoutRequest.decode(r.encode()));
+        StripeLayout stub = new StripeLayout("rs-cauchy-gf8-v1", 2, 1, new long[]{ 20000, 9000 }, 20000,
+                                             List.of("node:10.0.0.1:7070/d/a-Data.db", "node:10.0.0.2:7070/old/path", "node:10.0.0.3:7070/s/x-p0.parity"));
+        StripeLayout next = r.apply(stub);
+        assertEquals(List.of(LocatorMemberReader.zero(), "node:10.0.0.2:7070/old/path", "node:10.0.0.3:7070/s/x-p0.g1.parity"), next.locators());
+        assertEquals(0, next.memberLength(0));
+        assertEquals(20000, next.stripeLength(), "the code length stays when its longest member goes");
+        assertEquals(new RelayoutResult(3, 1), RelayoutResult.decode(new RelayoutResult(3, 1).encode()));
+        assertEquals(new MemberLocation("cold:s3/k", SUMS).locator(), MemberLocation.decode(new MemberLocation("cold:s3/k", SUMS).encode()).locator());
+    }
+
+    @Test
+    void snapshotCarriesPerFileShadowAnswers()
+    {
+        NodeSnapshot s = new NodeSnapshot("n1", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), 0,
+                                          Map.of("a", false), Map.of("a", Map.of(-1, true, 2, false)));
+        NodeSnapshot back = NodeSnapshot.decode(s.encode());
+        assertEquals(s.files(), back.files());
+        assertEquals(s.stripes(), back.stripes());
+        byte[] bad = s.encode();
+        bad[0] = 3;
+        assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(bad), "version 3 answers are refused");
+    }
+}
