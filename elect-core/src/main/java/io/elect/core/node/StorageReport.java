@@ -47,7 +47,7 @@ final class StorageReport
         {
             Map<String, NodeSnapshot> snaps = transitions.snapshots(table, nodes);
             Plan plan = TransitionCoordinator.plan(transitions.settings(), snaps.values(),
-                                                   TransitionCoordinator.formedParityPerEncoded(table, node.store().list()));
+                                                   TransitionCoordinator.parityCorrection(table, node.store().list()));
             Map<String, Object> tdoc = new LinkedHashMap<>();
             tdoc.put("table", table.toString());
             List<Object> perNode = new ArrayList<>();

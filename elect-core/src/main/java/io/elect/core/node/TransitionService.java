@@ -154,7 +154,7 @@ public final class TransitionService
             if (allUp && removeMembers(table, snaps) > 0)
                 continue;
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
-            c.formedParityPerEncoded(TransitionCoordinator.formedParityPerEncoded(table, node.store().list()));
+            c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
             lastRounds.put(table, r);

@@ -106,23 +106,22 @@ public final class AlphaPlanner
 
     /** Settings: alpha, the code, the switches, and the nominal ratios used before anything is measured. */
     /**
-     * @param formedParityPerEncoded parity bytes per encoded byte of stripes as they were formed (never changed since:
-     *                               the cost a NEW stripe will have), or NaN to use the measured cluster-wide ratio.
-     *                               Stripes that lost members keep their parity, so the cluster-wide ratio overstates
-     *                               what new stripes cost (docs/design/updates.md)
+     * @param parityCorrection factor applied to the measured parity per encoded byte to get what a NEW stripe costs:
+     *                         stripes that lost members keep their parity, so the cluster-wide ratio overstates it
+     *                         (docs/design/updates.md); 1 when no stripe changed
      */
     public record Params(double alpha, int k, int m, boolean encodingEnabled, boolean offloadEnabled, double nominalStubRatio,
-                         double formedParityPerEncoded)
+                         double parityCorrection)
     {
         public Params(double alpha, int k, int m, boolean encodingEnabled, boolean offloadEnabled, double nominalStubRatio)
         {
-            this(alpha, k, m, encodingEnabled, offloadEnabled, nominalStubRatio, Double.NaN);
+            this(alpha, k, m, encodingEnabled, offloadEnabled, nominalStubRatio, 1.0);
         }
 
         public Params
         {
-            if (!Double.isNaN(formedParityPerEncoded) && formedParityPerEncoded <= 0)
-                throw new IllegalArgumentException("formedParityPerEncoded must be > 0 or NaN, was " + formedParityPerEncoded);
+            if (Double.isNaN(parityCorrection) || parityCorrection <= 0 || parityCorrection > 1)
+                throw new IllegalArgumentException("parityCorrection must be in (0, 1], was " + parityCorrection);
             if (Double.isNaN(alpha) || alpha < 0 || alpha >= 1)
                 throw new IllegalArgumentException("alpha must be in [0, 1), was " + alpha);
             if (k < 1 || m < 1)
@@ -201,8 +200,7 @@ public final class AlphaPlanner
         // (it absorbs RF, per-replica compaction differences, and the share of ranges this table really replicates).
         double rho = up > 0 ? us / up : 0;
         double sigma = repl > 0 ? stubs / repl : p.nominalStubRatio();
-        double pi = !Double.isNaN(p.formedParityPerEncoded()) ? p.formedParityPerEncoded()
-                    : (eph + epc) > 0 ? (ph + pc) / (eph + epc) : (double) p.m() / p.k();
+        double pi = (eph + epc) > 0 ? p.parityCorrection() * (ph + pc) / (eph + epc) : (double) p.m() / p.k();
         double gain = rho * (1 - sigma) - pi;
 
         double need = Math.max(0, hot - target);

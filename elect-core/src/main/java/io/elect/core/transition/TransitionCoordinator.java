@@ -67,52 +67,67 @@ public final class TransitionCoordinator
 
     public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots)
     {
-        return plan(settings, snapshots, Double.NaN);
+        return plan(settings, snapshots, 1.0);
     }
 
-    /** @param formedParityPerEncoded see {@link AlphaPlanner.Params#formedParityPerEncoded} (NaN: measured) */
-    public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots, double formedParityPerEncoded)
+    /** @param parityCorrection see {@link AlphaPlanner.Params#parityCorrection} */
+    public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots, double parityCorrection)
     {
         List<NodeBytes> bytes = new ArrayList<>();
         for (NodeSnapshot s : snapshots)
             bytes.add(nodeBytes(s));
         return AlphaPlanner.plan(new AlphaPlanner.Params(settings.alpha(), settings.k(), settings.m(), settings.encodingEnabled(),
-                                                         settings.offloadEnabled(), 0.0, formedParityPerEncoded), bytes);
+                                                         settings.offloadEnabled(), 0.0, parityCorrection), bytes);
     }
 
     /**
-     * Parity bytes per real data byte over the table's COMMITTED stripes whose plan never changed (parity generation
-     * 0): what a new stripe costs, padding included. NaN when there is none (the planner then measures).
+     * What a new stripe's parity costs relative to the measured average ({@link AlphaPlanner.Params#parityCorrection}):
+     * parity per real data byte of the table's COMMITTED stripes whose plan never changed (parity generation 0),
+     * divided by the same over all its COMMITTED stripes (a changed stripe kept its parity and lost data); when every
+     * stripe has changed, the nominal m / k takes the place of the never-changed ones. 1 when no stripe changed or none
+     * is committed; never above 1.
      */
-    public static double formedParityPerEncoded(TableRef table, Collection<io.elect.core.stripes.StripeRecord> records)
+    public static double parityCorrection(TableRef table, Collection<io.elect.core.stripes.StripeRecord> records)
     {
-        double parity = 0, data = 0;
+        double formedParity = 0, formedData = 0, allParity = 0, allData = 0, nominal = Double.NaN;
+        String prefix = table.keyspace() + "." + table.table() + "/";
         for (io.elect.core.stripes.StripeRecord r : records)
         {
-            if (r.state() != io.elect.core.stripes.StripeState.COMMITTED || r.parityGeneration() != 0)
+            if (r.state() != io.elect.core.stripes.StripeState.COMMITTED)
                 continue;
             boolean ours = false;
             long real = 0;
             for (io.elect.core.stripes.Member mem : r.members())
                 if (!mem.isVirtual())
                 {
-                    ours |= mem.sstable().startsWith(table.keyspace() + "." + table.table() + "/");
+                    ours |= mem.sstable().startsWith(prefix);
                     real += mem.realBytes();
                 }
-            if (!ours || real == 0)
+            if (!ours)
                 continue;
-            parity += (double) r.m() * r.codeLength();
-            data += real;
+            double parity = (double) r.m() * r.codeLength();
+            nominal = (double) r.m() / r.k();
+            allParity += parity;
+            allData += real;
+            if (r.parityGeneration() == 0)
+            {
+                formedParity += parity;
+                formedData += real;
+            }
         }
-        return data > 0 ? parity / data : Double.NaN;
+        if (allData <= 0 || allParity <= 0)
+            return 1.0;
+        double formed = formedData > 0 ? formedParity / formedData : nominal;
+        double c = formed / (allParity / allData);
+        return Math.min(1.0, Math.max(1e-3, c));
     }
 
-    /** Set before each round: see {@link #formedParityPerEncoded(TableRef, Collection)}. */
-    private volatile double formedParityPerEncoded = Double.NaN;
+    /** Set before each round: see {@link #parityCorrection(TableRef, Collection)}. */
+    private volatile double parityCorrection = 1.0;
 
-    public void formedParityPerEncoded(double v)
+    public void parityCorrection(double v)
     {
-        formedParityPerEncoded = v;
+        parityCorrection = v;
     }
 
     /**
@@ -216,7 +231,7 @@ public final class TransitionCoordinator
                              StripeStateMachine machine, Consumer<Plan> onPlan)
     {
         long now = clock.getAsLong();
-        Plan plan = plan(settings, snapshots.values(), formedParityPerEncoded);
+        Plan plan = plan(settings, snapshots.values(), parityCorrection);
         onPlan.accept(plan);
         List<Candidate> pending = new ArrayList<>();
         Set<String> seenNow = new HashSet<>();
