@@ -137,6 +137,8 @@ final class LocalChangeOps
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), file.toAbsolutePath().toString()), present.get().length());
         long start = node.clock().nanoTime();
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
+        if (req.removal() && req.beforeChecksums().length() == 0)
+            return reencode(req, old, start);
         Path recalled = null;
         if (!Files.exists(old))
         {
@@ -171,6 +173,36 @@ final class LocalChangeOps
             if (recalled != null)
                 ParityFiles.deleteHot(recalled);
         }
+    }
+
+    /**
+     * The next generation of a removal whose previous member cannot be read (its node lost it): encoded from the
+     * other members (the request's layout, the removed slot a zero chunk) at the previous generation's length (the
+     * code length the stubs' layouts keep).
+     */
+    private ParityInfo reencode(ParityChangeRequest req, Path old, long start) throws IOException
+    {
+        long length;
+        if (Files.exists(old))
+            length = ParitySidecar.read(ParitySidecar.of(old)).checksums().length();
+        else if (Files.exists(ParityFiles.coldMarker(old)))
+            length = ParityFiles.readColdMarker(ParityFiles.coldMarker(old));
+        else
+            throw new IllegalStateException("parity " + req.index() + " generation " + (req.toGeneration() - 1) + " of stripe " + req.stripeId()
+                                            + " is gone from " + node.self() + ": its length (the code length) is unknown");
+        StripeLayout prev = req.previous();
+        java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
+        locators.set(req.slot(), LocatorMemberReader.zero());
+        long[] lengths = prev.dataLengths();
+        lengths[req.slot()] = 0;
+        StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, length, locators);
+        Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
+        ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
+            .build(target, req.index(), node.tiered().members(), file.getParent(), file.getFileName().toString());
+        logger.info("parity {} of stripe {} ({}) generation {} encoded from the members other than {} (its previous version is unreadable): "
+                    + "{} bytes ({} ms)", req.index(), req.stripeId(), req.table(), req.toGeneration(), req.slot(), built.length(),
+                    node.clock().millisSince(start));
+        return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
     /** Downloads an offloaded previous generation beside its hot path, with a sidecar that checks it while it is read. */

@@ -15,6 +15,7 @@ import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.elect.core.stripes.ChunkChecksums;
 import io.elect.core.stripes.LocatorMemberReader;
 import io.elect.core.stripes.StripeLayout;
 import io.elect.core.stripes.Member;
@@ -279,27 +280,40 @@ public final class RemoteStripeParticipant implements StripeParticipant
                                     : transport.request(peerOf.apply(m.node()), Verbs.DESCRIBE_MEMBER,
                                                         new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
         }
+        // The previous version may be unreadable (its node lost its disk: a rebuild does not restore a member the
+        // record no longer names, or it is down): then the parity nodes encode the next generation from the other
+        // members instead of applying a difference (announced by a previous version of length 0).
+        CompletableFuture<byte[]> previousCall = calls.set(change.slot(), null);
         List<byte[]> answers = awaitAll(calls, "DESCRIBE_MEMBER");
+        MemberLocation previous;
+        try
+        {
+            previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
+        }
+        catch (RuntimeException e)
+        {
+            logger.info("stripe {}: previous member {} unreadable ({}): parity generation {} is encoded from the other members",
+                        stripe.id(), change.previous().descriptor(), e.getMessage(), stripe.parityGeneration());
+            previous = null;
+        }
         long[] lengths = new long[stripe.k()];
         List<String> locators = new ArrayList<>();
-        MemberLocation previous = null;
         for (int i = 0; i < stripe.k(); i++)
         {
-            if (answers.get(i) == null)
+            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
+            MemberLocation loc = i == change.slot() ? previous : answers.get(i) == null ? null : MemberLocation.decode(answers.get(i));
+            if (loc == null)
             {
                 locators.add(LocatorMemberReader.zero());
                 continue;
             }
-            MemberLocation loc = MemberLocation.decode(answers.get(i));
-            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
             if (loc.checksums().length() != m.realBytes())
                 throw new IllegalStateException("stripe " + stripe.id() + " member " + i + " (" + m.sstable() + ") has "
                                                 + loc.checksums().length() + " data bytes, the record says " + m.realBytes());
             lengths[i] = loc.checksums().length();
             locators.add(loc.locator());
-            if (i == change.slot())
-                previous = loc;
         }
+        ChunkChecksums beforeSums = previous != null ? previous.checksums() : new ChunkChecksums(ChunkChecksums.DEFAULT_CHUNK_SIZE, 0, new int[0]);
         for (int j = 0; j < stripe.m(); j++)
             locators.add(PENDING);
         StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
@@ -310,7 +324,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
         for (int j = 0; j < stripe.m(); j++)
             parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE,
                             new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
-                                                    previous.checksums(), null, null).encode()));
+                                                    beforeSums, null, null).encode()));
         List<String> parityLocators = new ArrayList<>();
         for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
             parityLocators.add(ParityInfo.decode(answer).locator());

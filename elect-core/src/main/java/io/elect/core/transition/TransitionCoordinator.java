@@ -82,10 +82,12 @@ public final class TransitionCoordinator
 
     /**
      * What a new stripe's parity costs relative to the measured average ({@link AlphaPlanner.Params#parityCorrection}):
-     * parity per real data byte of the table's COMMITTED stripes whose plan never changed (parity generation 0),
-     * divided by the same over all its COMMITTED stripes (a changed stripe kept its parity and lost data); when every
-     * stripe has changed, the nominal m / k takes the place of the never-changed ones. 1 when no stripe changed or none
-     * is committed; never above 1.
+     * parity per real data byte of the table's COMMITTED stripes formed full (no virtual chunk) and never changed
+     * (parity generation 0), divided by the same over all its COMMITTED stripes (a changed stripe kept its parity and
+     * lost data; a padded stripe carries the parity of k members for fewer); when there is no such stripe, the
+     * nominal m / k takes their place. 1 when every stripe is full and unchanged or none is committed; never above 1.
+     * Padded stripes form when the plan asks for less than k candidates' worth; their cost is real (it stays in the
+     * measured bytes) but is not what encoding more data costs.
      */
     public static double parityCorrection(TableRef table, Collection<io.elect.core.stripes.StripeRecord> records)
     {
@@ -109,7 +111,7 @@ public final class TransitionCoordinator
             nominal = (double) r.m() / r.k();
             allParity += parity;
             allData += real;
-            if (r.parityGeneration() == 0)
+            if (r.parityGeneration() == 0 && r.realMembers() == r.k())
             {
                 formedParity += parity;
                 formedData += real;

@@ -258,11 +258,38 @@ class TransitioningIT
             checkAll(0, 7, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node),
                      k -> k % 37 == 0 ? 1 : 0, TransitioningIT::deleted, "via " + node.getEndPoint());
 
-        // 6. A data node down: every key still reads at ONE (secondaries' stubs reconstruct from the stripe).
+        // 5b. Members fully shadowed in stripes that stay: every key in the middle of node 1's primary range written
+        //     again, so node 1's encoded members inside it are fully shadowed while their stripe-mates (nodes 2 and 3)
+        //     are not; the coordinator removes them from their stripes (a new parity generation, stubs relaid out).
+        Node n1 = session.getMetadata().getNodes().values().stream()
+                         .filter(n -> n.getEndPoint().resolve().toString().contains("127.0.0.1:")).findFirst().orElseThrow();
+        java.util.function.IntPredicate slice = MemberRemovalCheck.slice(session, n1, KEYS, TransitioningIT::key);
+        int rewritten = MemberRemovalCheck.overwrite(session, KS + ".usertable", KEYS, slice, TransitioningIT::key, TransitioningIT::value, 2);
+        for (int i = 1; i <= NODES; i++)
+            assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
+        int[] changed = { 0, 0 };
+        long until = System.currentTimeMillis() + 240_000;
+        while (System.currentTimeMillis() < until && (changed[0] == 0 || changed[1] > 0))
+        {
+            Thread.sleep(5000);
+            changed = MemberRemovalCheck.changed(session);
+        }
+        System.out.printf("member removal: %d keys of node 1's range rewritten; %d stripes changed (parity generation >= 1), %d in a change%n",
+                          rewritten, changed[0], changed[1]);
+        assertTrue(changed[0] > 0 && changed[1] == 0, "no member was removed from its stripe within 240 s (" + changed[0] + " changed, "
+                                                       + changed[1] + " in a change)");
+        java.util.function.IntUnaryOperator version = k -> slice.test(k) ? 2 : k % 37 == 0 ? 1 : 0;
+        java.util.function.IntPredicate gone = k -> !slice.test(k) && deleted(k);
+        for (Node node : session.getMetadata().getNodes().values())
+            checkAll(0, 3, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node), version, gone,
+                     "after member removal, via " + node.getEndPoint());
+        assertNoOrphans();
+
+        // 6. A data node down: every key still reads at ONE (secondaries' stubs reconstruct from the stripe; the stubs
+        //    of node 3's members in changed stripes decode with the new parity generation).
         assertEquals(0, SCRIPT.run(180, "kill", "--hard", "3").code());
         Thread.sleep(10_000); // failure detection
-        checkAll(0, 1, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE), k -> k % 37 == 0 ? 1 : 0,
-                 TransitioningIT::deleted, "node 3 down");
+        checkAll(0, 1, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE), version, gone, "node 3 down");
         assertNull(savingMiss);
     }
 
@@ -273,7 +300,8 @@ class TransitioningIT
     private static void assertNoOrphans() throws IOException
     {
         java.util.Set<String> committed = new java.util.HashSet<>();
-        for (Row r : session.execute("SELECT id, state FROM elect_system.stripes").all())
+        java.util.Map<String, Long> generation = new java.util.HashMap<>();
+        for (Row r : session.execute("SELECT id, state, record FROM elect_system.stripes").all())
         {
             io.elect.core.stripes.StripeState st = io.elect.core.stripes.StripeState.ofCode(r.getInt("state"));
             java.nio.ByteBuffer id = r.getByteBuffer("id");
@@ -282,7 +310,13 @@ class TransitioningIT
             String stripe = io.elect.core.stripes.StripeId.fromBytes(idBytes).toString();
             assertTrue(st.isTerminal(), "stripe " + stripe + " ended " + st);
             if (st == io.elect.core.stripes.StripeState.COMMITTED)
+            {
                 committed.add(stripe);
+                java.nio.ByteBuffer rec = r.getByteBuffer("record");
+                byte[] recBytes = new byte[rec.remaining()];
+                rec.duplicate().get(recBytes);
+                generation.put(stripe, io.elect.core.stripes.StripeRecordCodec.decode(recBytes).parityGeneration());
+            }
         }
         try (Stream<Path> files = Files.walk(SCRIPT.runDir()))
         {
@@ -291,7 +325,12 @@ class TransitioningIT
                 String name = p.getFileName().toString();
                 String path = p.toString();
                 if (name.endsWith(".parity") || name.endsWith(".cold"))
+                {
                     assertTrue(committed.contains(name.substring(0, 32)), "orphan parity " + p + " (committed: " + committed.size() + ")");
+                    Matcher g = Pattern.compile("-p\\d+\\.g(\\d+)\\.").matcher(name);
+                    long gen = g.find() ? Long.parseLong(g.group(1)) : 0;
+                    assertEquals(generation.get(name.substring(0, 32)), gen, "parity " + p + " of another generation than its stripe's");
+                }
                 if (path.contains("/elect/frozen/") && name.endsWith(".txt"))
                     for (String line : Files.readAllLines(p))
                         if (line.startsWith("frozen="))

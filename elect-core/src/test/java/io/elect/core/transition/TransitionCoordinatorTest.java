@@ -182,4 +182,32 @@ class TransitionCoordinatorTest
             out.add(c.sstable());
         return out;
     }
+
+    private static StripeRecord committed(String id, long codeLength, Member... members)
+    {
+        return new StripeRecord(io.elect.core.stripes.StripeId.ofMembers(List.of(id)), "rs-test", members.length, 1, codeLength,
+                                List.of(members), List.of("p"), io.elect.core.stripes.StripeState.COMMITTED, 2, 1);
+    }
+
+    @Test
+    void parityCorrectionPricesNewStripesByFullUnchangedOnes()
+    {
+        TableRef t = new TableRef("ks", "t");
+        StripeRecord full = committed("a", 100, new Member("n1", "ks.t/1", 100), new Member("n2", "ks.t/2", 100));
+        // nothing changed, nothing padded: no correction
+        assertEquals(1.0, TransitionCoordinator.parityCorrection(t, List.of(full)), 1e-12);
+        // a stripe that lost a member keeps its parity (100) for 100 data bytes: the average is (100 + 100) / (200 + 100)
+        StripeRecord changed = committed("b", 100, new Member("n1", "ks.t/3", 100), new Member("n2", "ks.t/4", 100))
+            .beginChange(1, Member.virtual(), 2).moveTo(io.elect.core.stripes.StripeState.CHANGED, 3).endChange(4);
+        assertEquals((100.0 / 200) / (200.0 / 300), TransitionCoordinator.parityCorrection(t, List.of(full, changed)), 1e-12);
+        // a padded stripe (one real member) is not what encoding more data costs either
+        StripeRecord padded = committed("c", 100, new Member("n1", "ks.t/5", 100), Member.virtual());
+        assertEquals((100.0 / 200) / (200.0 / 300), TransitionCoordinator.parityCorrection(t, List.of(full, padded)), 1e-12);
+        // no full unchanged stripe at all: the nominal m / k (1/2) against the average (2 x 100 / 200)
+        assertEquals(0.5 / 1.0, TransitionCoordinator.parityCorrection(t, List.of(changed, padded)), 1e-12);
+        // another table's stripes and stripes in flight do not count; nothing committed: 1
+        StripeRecord other = committed("d", 100, new Member("n1", "ks.u/1", 10), Member.virtual());
+        assertEquals(1.0, TransitionCoordinator.parityCorrection(t, List.of(full, other)), 1e-12);
+        assertEquals(1.0, TransitionCoordinator.parityCorrection(t, List.of()), 1e-12);
+    }
 }
