@@ -281,7 +281,7 @@ class TransitioningIT
         java.util.function.IntUnaryOperator version = k -> slice.test(k) ? 2 : k % 37 == 0 ? 1 : 0;
         java.util.function.IntPredicate gone = k -> !slice.test(k) && deleted(k);
         for (Node node : session.getMetadata().getNodes().values())
-            checkAll(0, 3, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node), version, gone,
+            checkAll(0, 7, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node), version, gone,
                      "after member removal, via " + node.getEndPoint());
         assertNoOrphans();
 
