@@ -43,11 +43,13 @@ final class StorageReport
         List<Object> tables = new ArrayList<>();
         List<TableRef> names = new ArrayList<>(node.tables().electTables());
         names.sort(Comparator.comparing(TableRef::toString));
+        // the stripe store exists once a coordinator created it (every ring member up): until then there is no stripe
+        List<StripeRecord> records = node.store().ready() ? node.store().list() : List.of();
         for (TableRef table : names)
         {
             Map<String, NodeSnapshot> snaps = transitions.snapshots(table, nodes);
             Plan plan = TransitionCoordinator.plan(transitions.settings(), snaps.values(),
-                                                   TransitionCoordinator.parityCorrection(table, node.store().list()));
+                                                   TransitionCoordinator.parityCorrection(table, records));
             Map<String, Object> tdoc = new LinkedHashMap<>();
             tdoc.put("table", table.toString());
             List<Object> perNode = new ArrayList<>();
