@@ -51,6 +51,8 @@ public final class MemberRemoval
                 if (Boolean.TRUE.equals(files.get(MEMBER_FILE)))
                     stripes.add(stripe);
             });
+        // every file shadowed: those stripes are retired whole instead (computed once: it scans every report)
+        java.util.Set<StripeId> retirable = new java.util.HashSet<>(Retirement.retirable(snapshots, ring, records));
         List<Candidate> out = new ArrayList<>();
         for (String stripe : stripes)
         {
@@ -66,8 +68,8 @@ public final class MemberRemoval
             Optional<StripeRecord> r = records.apply(id);
             if (r.isEmpty() || r.get().state() != StripeState.COMMITTED || r.get().realMembers() < 2)
                 continue;
-            if (!Retirement.retirable(snapshots, ring, x -> x.equals(id) ? r : Optional.empty()).isEmpty())
-                continue; // every file shadowed: retire the stripe whole instead
+            if (retirable.contains(id))
+                continue;
             for (int i = 0; i < r.get().k(); i++)
                 if (removable(stripe, i, r.get().members().get(i), snapshots))
                 {
