@@ -14,7 +14,7 @@ import io.elect.core.transition.HotnessPolicy;
 import io.elect.core.transition.HotnessPolicy.SSTableInfo;
 import io.elect.core.transition.HotnessTracker;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**

@@ -13,7 +13,7 @@ import io.elect.core.stripes.StripeState;
 import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.TransitionCoordinator;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**

@@ -23,7 +23,7 @@ import io.elect.core.transition.Retirement;
 import io.elect.core.transition.StripeRecovery;
 import io.elect.core.transition.StripeStateMachine;
 import io.elect.core.transition.TransitionCoordinator;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
 import io.elect.core.transition.wire.TransitionMessages.OffloadResult;
 import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;

@@ -21,7 +21,7 @@ import io.elect.core.transition.WideningPlanner.Plan;
 import io.elect.core.transition.WideningPlanner.StripePlan;
 import io.elect.core.transition.WideningPlanner.Transfer;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**

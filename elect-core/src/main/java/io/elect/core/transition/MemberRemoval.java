@@ -12,7 +12,7 @@ import io.elect.core.stripes.Member;
 import io.elect.core.stripes.StripeId;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 
 /**
  * Which members a round may remove from their stripes (docs/design/updates.md item 4): a member whose every file

@@ -12,7 +12,7 @@ import io.elect.core.stripes.Member;
 import io.elect.core.stripes.StripeId;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 
 /**
  * Which stripes a round may retire (docs/design/updates.md, "retire fully shadowed stripes"). A pure function of the

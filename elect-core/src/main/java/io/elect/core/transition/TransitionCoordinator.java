@@ -23,7 +23,7 @@ import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.StripeFormer.Candidate;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**

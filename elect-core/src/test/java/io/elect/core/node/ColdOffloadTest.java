@@ -42,7 +42,7 @@ import io.elect.core.stripes.LocatorMemberReader.NodeLocator;
 import io.elect.core.trees.RoleRanges;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.OffloadRequest;
 import io.elect.core.transition.wire.TransitionMessages.OffloadResult;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;

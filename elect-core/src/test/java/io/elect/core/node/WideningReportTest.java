@@ -19,7 +19,7 @@ import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.StripeStore;
 import io.elect.core.transition.WideningPlanner.Candidate;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -11,7 +11,7 @@ import io.elect.core.stripes.Member;
 import io.elect.core.stripes.StripeId;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

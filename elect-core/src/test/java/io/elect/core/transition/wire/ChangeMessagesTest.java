@@ -12,7 +12,7 @@ import io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest;
 import io.elect.core.transition.wire.ChangeMessages.RelayoutRequest;
 import io.elect.core.transition.wire.ChangeMessages.RelayoutResult;
 import io.elect.core.transition.wire.TransitionMessages.MemberLocation;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -13,7 +13,7 @@ import io.elect.core.transition.wire.TransitionMessages.ComponentRef;
 import io.elect.core.transition.wire.TransitionMessages.DropParityRequest;
 import io.elect.core.transition.wire.TransitionMessages.MemberInfo;
 import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
-import io.elect.core.transition.wire.TransitionMessages.NodeSnapshot;
+import io.elect.core.transition.wire.NodeSnapshot;
 import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
 import io.elect.core.transition.wire.TransitionMessages.SnapshotRequest;
 import io.elect.core.transition.wire.TransitionMessages.StubRequest;
