@@ -309,8 +309,8 @@ public final class CassandraTables implements LocalTables
     public Map<String, Map<Integer, Boolean>> shadowedFiles(TableRef t, boolean scan) throws IOException
     {
         ColumnFamilyStore cfs = cfs(t);
-        Map<String, Double> obsolete = bridge.obsolete().fractions(cfs, bridge.frozen()::isFrozen);
-        return bridge.shadows().stripes(cfs, bridge.frozen().frozen(cfs), obsolete, scan, bridge.node().clock());
+        Map<String, Double> coverage = bridge.obsolete().coverage(cfs, bridge.frozen()::isFrozen);
+        return bridge.shadows().stripes(cfs, bridge.frozen().frozen(cfs), coverage, scan, bridge.node().clock());
     }
 
     /**

@@ -52,7 +52,13 @@ final class ObsoleteScan
 {
     private static final Logger logger = LoggerFactory.getLogger(ObsoleteScan.class);
 
-    private record Entry(Set<String> against, double fraction)
+    /**
+     * @param fraction the obsolete share (proven newer versions)
+     * @param coverage the share of the data whose partition's key some newer G holds at all, newer version proven or
+     *                 not (a tiered G with overlapping timestamps cannot be read here): the candidates of the exact
+     *                 shadow check ({@link ShadowScan}), which reads what this scan may not
+     */
+    private record Entry(Set<String> against, double fraction, double coverage)
     {
     }
 
@@ -65,20 +71,38 @@ final class ObsoleteScan
      */
     Map<String, Double> fractions(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen)
     {
+        Map<String, Double> out = new HashMap<>();
+        entries(cfs, frozen).forEach((id, e) -> out.put(id, e.fraction()));
+        return out;
+    }
+
+    /**
+     * For every live SSTable of cfs that {@code frozen} accepts, by SSTable id: the share of its data in partitions
+     * whose key a newer SSTable holds (see {@link Entry#coverage}). 1 is necessary for the file to be fully shadowed.
+     */
+    Map<String, Double> coverage(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen)
+    {
+        Map<String, Double> out = new HashMap<>();
+        entries(cfs, frozen).forEach((id, e) -> out.put(id, e.coverage()));
+        return out;
+    }
+
+    private Map<String, Entry> entries(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen)
+    {
         // referenced: a compaction finishing meanwhile must not delete a file while it is read
         try (ColumnFamilyStore.RefViewFragment view = cfs.selectAndReference(View.selectFunction(SSTableSet.LIVE)))
         {
-            return fractions(cfs, frozen, new ArrayList<>(view.sstables));
+            return entries(cfs, frozen, new ArrayList<>(view.sstables));
         }
     }
 
-    private Map<String, Double> fractions(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen, List<SSTableReader> live)
+    private Map<String, Entry> entries(ColumnFamilyStore cfs, Predicate<SSTableReader> frozen, List<SSTableReader> live)
     {
         List<SSTableReader> frozenOnes = new ArrayList<>();
         for (SSTableReader r : live)
             if (frozen.test(r))
                 frozenOnes.add(r);
-        Map<String, Double> out = new HashMap<>();
+        Map<String, Entry> out = new HashMap<>();
         Set<String> keep = new TreeSet<>();
         String prefix = cfs.metadata().id + "/";
         for (SSTableReader f : frozenOnes)
@@ -101,7 +125,8 @@ final class ObsoleteScan
             {
                 try
                 {
-                    e = new Entry(against, newer.isEmpty() ? 0 : scan(cfs, f, newer));
+                    double[] shares = newer.isEmpty() ? new double[2] : scan(cfs, f, newer);
+                    e = new Entry(against, shares[0], shares[1]);
                     cache.put(key, e);
                 }
                 catch (IOException | RuntimeException ex)
@@ -110,25 +135,26 @@ final class ObsoleteScan
                     logger.warn("Obsolete-version scan of {} failed ({}); using {}", f.descriptor, ex.toString(),
                                 e == null ? "0" : "the previous share " + e.fraction());
                     if (e == null)
-                        e = new Entry(Set.of(), 0);
+                        e = new Entry(Set.of(), 0, 0);
                 }
             }
-            out.put(f.descriptor.id.toString(), e.fraction());
+            out.put(f.descriptor.id.toString(), e);
         }
         cache.keySet().removeIf(k -> k.startsWith(prefix) && !keep.contains(k));
         return out;
     }
 
-    private static double scan(ColumnFamilyStore cfs, SSTableReader f, List<SSTableReader> newer) throws IOException
+    /** {obsolete share, coverage share} of f against newer (see {@link Entry}). */
+    private static double[] scan(ColumnFamilyStore cfs, SSTableReader f, List<SSTableReader> newer) throws IOException
     {
         long total = f.uncompressedLength();
         if (total <= 0)
-            return 0;
-        long obsolete = 0;
+            return new double[2];
+        long obsolete = 0, covered = 0;
         try (KeyReader keys = f.keyReader())
         {
             if (keys.isExhausted())
-                return 0;
+                return new double[2];
             DecoratedKey key = cfs.decorateKey(ByteBufferUtil.clone(keys.key()));
             long pos = keys.dataPosition();
             while (true)
@@ -137,13 +163,25 @@ final class ObsoleteScan
                 long next = more ? keys.dataPosition() : total;
                 if (newerVersion(cfs, key, f.getMaxTimestamp(), newer))
                     obsolete += next - pos;
+                if (anyHolds(key, newer))
+                    covered += next - pos;
                 if (!more)
                     break;
                 key = cfs.decorateKey(ByteBufferUtil.clone(keys.key()));
                 pos = next;
             }
         }
-        return Math.min(1.0, (double) obsolete / total);
+        return new double[]{ Math.min(1.0, (double) obsolete / total), Math.min(1.0, (double) covered / total) };
+    }
+
+    /** Whether one of newer holds key at all (index probe only). */
+    private static boolean anyHolds(DecoratedKey key, List<SSTableReader> newer)
+    {
+        for (SSTableReader g : newer)
+            if (key.compareTo(g.getFirst()) >= 0 && key.compareTo(g.getLast()) <= 0
+                && g.getPosition(key, SSTableReader.Operator.EQ, false) >= 0)
+                return true;
+        return false;
     }
 
     /** Whether one of newer holds a version of key with data newer than frozenMax (see the class comment). */

@@ -32,8 +32,10 @@ import org.apache.cassandra.io.sstable.format.SSTableReader;
  * either side win) are never both retired on each other's account.
  *
  * <p>Cost: the exact check reads F whole (through its tiered data for stubs and offloaded members), so it runs only
- * for files whose {@link ObsoleteScan} share is 1 (every partition has a strictly newer version somewhere: necessary
- * but not sufficient, a partial update leaves cells), and its answer is cached per F against the ids of its shadows.
+ * for files whose {@link ObsoleteScan} coverage is 1 (every partition's key is held by a newer SSTable: necessary
+ * but not sufficient, a partial update leaves cells; not the obsolete share, which cannot read a tiered newer version
+ * whose timestamps overlap F's and so missed members whose newer versions had been encoded and offloaded before the
+ * check: seen as a flaky TransitioningIT), and its answer is cached per F against the ids of its shadows.
  * The checks run only when asked to scan (the node's maintenance thread); SNAPSHOT answers from the cache, a file
  * not checked yet counting as not shadowed, so that no snapshot waits for whole files to be read. A check that fails
  * (a remote member unreachable) answers false and is retried next time. Thread-safe.
@@ -55,7 +57,7 @@ final class ShadowScan
      * stripe id -> whether every file of it on this node is fully shadowed, for every stripe with a file here.
      *
      * @param tags     the frozen registry (SSTable id -> stripe id)
-     * @param obsolete ObsoleteScan's shares by SSTable id (the gate)
+     * @param obsolete ObsoleteScan's coverage by SSTable id (the gate)
      * @param scan     run the exact checks that are due; false: cached answers only (missing or outdated: false)
      */
     Map<String, Map<Integer, Boolean>> stripes(ColumnFamilyStore cfs, Map<String, String> tags, Map<String, Double> obsolete,

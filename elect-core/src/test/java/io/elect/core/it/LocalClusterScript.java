@@ -48,6 +48,19 @@ public final class LocalClusterScript
         }
     }
 
+    /** Invokes an operation with String parameters on an MBean of local-cluster node {@code node} (as jmxAttribute). */
+    public static Object jmxInvoke(int node, String mbean, String operation, String... params) throws Exception
+    {
+        javax.management.remote.JMXServiceURL url =
+            new javax.management.remote.JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + (7199 + 100 * (node - 1)) + "/jmxrmi");
+        String[] signature = new String[params.length];
+        java.util.Arrays.fill(signature, String.class.getName());
+        try (javax.management.remote.JMXConnector c = javax.management.remote.JMXConnectorFactory.connect(url))
+        {
+            return c.getMBeanServerConnection().invoke(new javax.management.ObjectName(mbean), operation, params, signature);
+        }
+    }
+
     /**
      * Stripes of a storage report's "stripes" object (state name -> count) not in a terminal state (committed,
      * rolled_back): every other state is in flight, including states added later.

@@ -27,9 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * TransitioningIT's member-change step (issue 16, docs/design/updates.md item 4) on a real cluster: every key in the
- * middle 60% of one node's primary token range is written again, so that node's encoded members lying inside it
- * become fully shadowed while their stripe-mates (other nodes' ranges) stay live; the coordinator must then REMOVE
- * those members from their stripes (a new parity generation, the stubs relaid out), not retire the stripes.
+ * token span of one of a node's encoded members is written again, so that member becomes fully shadowed while its
+ * stripe-mates (other nodes' ranges) stay live; the coordinator must then REMOVE it from its stripe (a new parity
+ * generation, the stubs relaid out), not retire the stripe.
  */
 final class MemberRemovalCheck
 {
@@ -37,29 +37,72 @@ final class MemberRemovalCheck
     {
     }
 
-    /** The keys (0 <= k < keys) whose token is in the middle 60% of {@code owner}'s primary range (single-token nodes). */
-    static IntPredicate slice(CqlSession session, Node owner, int keys, java.util.function.IntFunction<String> key)
+    /**
+     * The keys (0 <= k < keys) whose token lies in the token span of one of node {@code nodeIndex}'s encoded members
+     * (a frozen SSTable whose whole span is inside the node's primary range: stubs on the node cover other nodes'
+     * ranges), the largest such member; rewriting them makes that member fully shadowed while its stripe-mates, on
+     * other nodes, stay live. Picking the member (not a fixed share of the range) makes the step deterministic: which
+     * of a node's files are encoded depends on the planner. Single-token nodes.
+     */
+    static IntPredicate slice(CqlSession session, Node owner, int nodeIndex, String keyspace, String table, int keys,
+                              java.util.function.IntFunction<String> key) throws Exception
     {
         TokenMap tm = session.getMetadata().getTokenMap().orElseThrow();
         Set<Token> own = tm.getTokens(owner);
         assertTrue(own.size() == 1, "the check assumes one token per node, " + owner + " has " + own.size());
         long end = ((Murmur3Token) own.iterator().next()).getValue();
-        long start = Long.MIN_VALUE;
-        boolean found = false;
         TreeSet<Long> ring = new TreeSet<>();
         for (Token t : tm.getTokenRanges().stream().map(r -> r.getEnd()).toList())
             ring.add(((Murmur3Token) t).getValue());
         Long prev = ring.lower(end);
-        start = prev != null ? prev : ring.last(); // wraps around
+        long start = prev != null ? prev : ring.last(); // wraps around
         double span = unsigned(end - start);
+        // members of node nodeIndex in committed stripes that keep another real member (a padded stripe's only
+        // member, fully shadowed, makes the stripe retired whole instead)
+        Set<String> members = new java.util.HashSet<>();
+        String self = "127.0.0." + nodeIndex;
+        for (Row r : session.execute("SELECT record FROM elect_system.stripes").all())
+        {
+            StripeRecord rec = decode(r);
+            if (rec.state() == StripeState.COMMITTED && rec.realMembers() >= 2)
+                for (io.elect.core.stripes.Member m : rec.members())
+                    if (!m.isVirtual() && m.node().equals(self))
+                        members.add(m.sstable().substring(m.sstable().indexOf('/') + 1));
+        }
+        String json = (String) LocalClusterScript.jmxInvoke(nodeIndex, "io.elect:type=Tables", "sstablesJson", keyspace, table);
+        long first = 0, last = 0, best = -1;
+        for (com.fasterxml.jackson.databind.JsonNode f : new com.fasterxml.jackson.databind.ObjectMapper().readTree(json))
+        {
+            String file = f.path("file").asText();
+            if (!"frozen".equals(f.path("role").asText()) || members.stream().noneMatch(id -> file.contains("-" + id + "-")))
+                continue;
+            long a = Long.parseLong(f.path("first_token").asText()), b = Long.parseLong(f.path("last_token").asText());
+            double da = unsigned(a - start), db = unsigned(b - start);
+            if (da > 0 && db <= span && da <= db && f.path("bytes").asLong() > best)
+            {
+                best = f.path("bytes").asLong();
+                first = a;
+                last = b;
+            }
+        }
+        assertTrue(best >= 0, "no local member of node " + nodeIndex + " (of " + members + ") in a stripe with another member, inside its primary range: " + json);
+        double lo = unsigned(first - start), hi = unsigned(last - start);
         boolean[] in = new boolean[keys];
         for (int k = 0; k < keys; k++)
         {
             long t = ((Murmur3Token) tm.newToken(ByteBuffer.wrap(key.apply(k).getBytes(StandardCharsets.UTF_8)))).getValue();
             double d = unsigned(t - start);
-            in[k] = d > 0.2 * span && d < 0.8 * span;
+            in[k] = d >= lo && d <= hi;
         }
         return k -> in[k];
+    }
+
+    private static StripeRecord decode(Row r)
+    {
+        ByteBuffer b = r.getByteBuffer("record");
+        byte[] bytes = new byte[b.remaining()];
+        b.duplicate().get(bytes);
+        return StripeRecordCodec.decode(bytes);
     }
 
     private static double unsigned(long v)
@@ -73,10 +116,7 @@ final class MemberRemovalCheck
         int changed = 0, changing = 0;
         for (Row r : session.execute("SELECT record FROM elect_system.stripes").all())
         {
-            ByteBuffer b = r.getByteBuffer("record");
-            byte[] bytes = new byte[b.remaining()];
-            b.duplicate().get(bytes);
-            StripeRecord rec = StripeRecordCodec.decode(bytes);
+            StripeRecord rec = decode(r);
             if (rec.state() == StripeState.COMMITTED && rec.parityGeneration() >= 1)
                 changed++;
             if (rec.state() == StripeState.CHANGING || rec.state() == StripeState.CHANGED)

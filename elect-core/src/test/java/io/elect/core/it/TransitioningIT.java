@@ -258,12 +258,12 @@ class TransitioningIT
             checkAll(0, 7, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node),
                      k -> k % 37 == 0 ? 1 : 0, TransitioningIT::deleted, "via " + node.getEndPoint());
 
-        // 5b. Members fully shadowed in stripes that stay: every key in the middle of node 1's primary range written
-        //     again, so node 1's encoded members inside it are fully shadowed while their stripe-mates (nodes 2 and 3)
-        //     are not; the coordinator removes them from their stripes (a new parity generation, stubs relaid out).
+        // 5b. A member fully shadowed in a stripe that stays: every key in the span of one of node 1's encoded members
+        //     written again, so that member is fully shadowed while its stripe-mate (node 2 or 3) is not; the
+        //     coordinator removes it from its stripe (a new parity generation, stubs relaid out).
         Node n1 = session.getMetadata().getNodes().values().stream()
                          .filter(n -> n.getEndPoint().resolve().toString().contains("127.0.0.1:")).findFirst().orElseThrow();
-        java.util.function.IntPredicate slice = MemberRemovalCheck.slice(session, n1, KEYS, TransitioningIT::key);
+        java.util.function.IntPredicate slice = MemberRemovalCheck.slice(session, n1, 1, KS, "usertable", KEYS, TransitioningIT::key);
         int rewritten = MemberRemovalCheck.overwrite(session, KS + ".usertable", KEYS, slice, TransitioningIT::key, TransitioningIT::value, 2);
         for (int i = 1; i <= NODES; i++)
             assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
@@ -274,7 +274,7 @@ class TransitioningIT
             Thread.sleep(5000);
             changed = MemberRemovalCheck.changed(session);
         }
-        System.out.printf("member removal: %d keys of node 1's range rewritten; %d stripes changed (parity generation >= 1), %d in a change%n",
+        System.out.printf("member removal: %d keys of a node-1 member's span rewritten; %d stripes changed (parity generation >= 1), %d in a change%n",
                           rewritten, changed[0], changed[1]);
         assertTrue(changed[0] > 0 && changed[1] == 0, "no member was removed from its stripe within 240 s (" + changed[0] + " changed, "
                                                        + changed[1] + " in a change)");
