@@ -295,29 +295,59 @@ class TransitioningIT
 
     /**
      * Every stripe is terminal; every parity file, cold parity marker and frozen-registry entry on disk belongs to a
-     * committed stripe; no stub is half-fetched.
+     * committed stripe of the generation on disk; no stub is half-fetched. Transitioning keeps running (step 5's
+     * rewrites lower the saving, so new stripes may form while this checks), so the check is made on a quiescent
+     * snapshot: the stripe table read before and after the disk scan must be equal and all terminal; otherwise it is
+     * retried for up to 300 s, and the last snapshot's findings fail the test.
      */
-    private static void assertNoOrphans() throws IOException
+    private static void assertNoOrphans() throws Exception
     {
-        java.util.Set<String> committed = new java.util.HashSet<>();
-        java.util.Map<String, Long> generation = new java.util.HashMap<>();
-        for (Row r : session.execute("SELECT id, state, record FROM elect_system.stripes").all())
+        long deadline = System.currentTimeMillis() + 300_000;
+        while (true)
         {
-            io.elect.core.stripes.StripeState st = io.elect.core.stripes.StripeState.ofCode(r.getInt("state"));
+            java.util.Map<String, String> before = stripeStates();
+            List<String> problems = new ArrayList<>();
+            before.forEach((stripe, st) -> {
+                if (!io.elect.core.stripes.StripeState.valueOf(st.substring(0, st.indexOf('@'))).isTerminal())
+                    problems.add("stripe " + stripe + " ended " + st);
+            });
+            if (problems.isEmpty())
+                scanForOrphans(before, problems);
+            boolean quiescent = before.equals(stripeStates());
+            if (quiescent && problems.isEmpty())
+                return;
+            if (System.currentTimeMillis() > deadline)
+                fail((quiescent ? "" : "(stripes still changing) ") + String.join("; ", problems.subList(0, Math.min(5, problems.size()))));
+            System.out.println("orphan check: not quiescent yet (" + (quiescent ? problems.size() + " findings" : "stripes changed during the scan") + "), retrying");
+            Thread.sleep(5000);
+        }
+    }
+
+    /** Every stripe's state and parity generation, as "STATE@generation" by stripe id. */
+    private static java.util.Map<String, String> stripeStates()
+    {
+        java.util.Map<String, String> states = new java.util.TreeMap<>();
+        for (Row r : session.execute("SELECT id, record FROM elect_system.stripes").all())
+        {
             java.nio.ByteBuffer id = r.getByteBuffer("id");
             byte[] idBytes = new byte[id.remaining()];
             id.duplicate().get(idBytes);
-            String stripe = io.elect.core.stripes.StripeId.fromBytes(idBytes).toString();
-            assertTrue(st.isTerminal(), "stripe " + stripe + " ended " + st);
-            if (st == io.elect.core.stripes.StripeState.COMMITTED)
-            {
-                committed.add(stripe);
-                java.nio.ByteBuffer rec = r.getByteBuffer("record");
-                byte[] recBytes = new byte[rec.remaining()];
-                rec.duplicate().get(recBytes);
-                generation.put(stripe, io.elect.core.stripes.StripeRecordCodec.decode(recBytes).parityGeneration());
-            }
+            java.nio.ByteBuffer rec = r.getByteBuffer("record");
+            byte[] recBytes = new byte[rec.remaining()];
+            rec.duplicate().get(recBytes);
+            io.elect.core.stripes.StripeRecord record = io.elect.core.stripes.StripeRecordCodec.decode(recBytes);
+            states.put(io.elect.core.stripes.StripeId.fromBytes(idBytes).toString(), record.state().name() + "@" + record.parityGeneration());
         }
+        return states;
+    }
+
+    private static void scanForOrphans(java.util.Map<String, String> states, List<String> problems) throws IOException
+    {
+        java.util.Map<String, Long> committed = new java.util.HashMap<>();
+        states.forEach((stripe, st) -> {
+            if (st.startsWith(io.elect.core.stripes.StripeState.COMMITTED.name() + "@"))
+                committed.put(stripe, Long.parseLong(st.substring(st.indexOf('@') + 1)));
+        });
         try (Stream<Path> files = Files.walk(SCRIPT.runDir()))
         {
             for (Path p : (Iterable<Path>) files::iterator)
@@ -326,22 +356,29 @@ class TransitioningIT
                 String path = p.toString();
                 if (name.endsWith(".parity") || name.endsWith(".cold"))
                 {
-                    assertTrue(committed.contains(name.substring(0, 32)), "orphan parity " + p + " (committed: " + committed.size() + ")");
+                    Long generation = committed.get(name.substring(0, 32));
                     Matcher g = Pattern.compile("-p\\d+\\.g(\\d+)\\.").matcher(name);
                     long gen = g.find() ? Long.parseLong(g.group(1)) : 0;
-                    assertEquals(generation.get(name.substring(0, 32)), gen, "parity " + p + " of another generation than its stripe's");
+                    if (generation == null)
+                        problems.add("orphan parity " + p + " (committed: " + committed.size() + ")");
+                    else if (generation != gen)
+                        problems.add("parity " + p + " of generation " + gen + ", its stripe's is " + generation);
                 }
                 if (path.contains("/elect/frozen/") && name.endsWith(".txt"))
                     for (String line : Files.readAllLines(p))
-                        if (line.startsWith("frozen="))
-                            assertTrue(committed.contains(line.substring(line.indexOf(' ') + 1)), "orphan freeze " + line + " in " + p);
+                        if (line.startsWith("frozen=") && !committed.containsKey(line.substring(line.indexOf(' ') + 1)))
+                            problems.add("orphan freeze " + line + " in " + p);
                 if (path.contains("/cold/") && path.contains("/parity/"))
                     for (Path seg : p)
-                        if (seg.toString().matches("[0-9a-f]{32}"))
-                            assertTrue(committed.contains(seg.toString()), "orphan cold parity object " + p);
+                        if (seg.toString().matches("[0-9a-f]{32}") && !committed.containsKey(seg.toString()))
+                            problems.add("orphan cold parity object " + p);
                 if (path.contains("/elect/stub-tmp/") && Files.isRegularFile(p))
-                    fail("leftover stub download " + p);
+                    problems.add("leftover stub download " + p);
             }
+        }
+        catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e)
+        {
+            problems.add("files changed during the scan: " + e.getMessage()); // a file deleted while walking: not quiescent
         }
     }
 
