@@ -111,6 +111,18 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public double getStorageSavingTarget()
+    {
+        return node.savingTarget();
+    }
+
+    @Override
+    public void setStorageSavingTarget(double alpha)
+    {
+        node.setSavingTarget(alpha);
+    }
+
+    @Override
     public String getCoderJson()
     {
         Map<String, Object> doc = new LinkedHashMap<>();

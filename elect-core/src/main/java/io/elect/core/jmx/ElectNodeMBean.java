@@ -69,6 +69,15 @@ public interface ElectNodeMBean
      */
     String widenPlan(int targetK) throws Exception;
 
+    /**
+     * The storage-saving target (alpha) transitioning works towards now: {@code elect.storage_saving_target} unless set
+     * at runtime. Setting it ({@code electtool alpha VALUE}) applies from the next round, is not persisted, and must
+     * be done on every node (the coordinator may change); a value outside [0, 1] is refused naming the key.
+     */
+    double getStorageSavingTarget();
+
+    void setStorageSavingTarget(double alpha);
+
     /** The erasure-coding backend: configured ({@code elect.coder}) and what encoding and decoding use, as JSON. */
     String getCoderJson();
 

@@ -242,6 +242,19 @@ public final class ElectNode implements AutoCloseable
         return requireStarted().context();
     }
 
+    /** alpha in effect (see {@link TransitionService#savingTarget}); cassandra.yaml's until the node has started. */
+    public double savingTarget()
+    {
+        Started s = started;
+        return s == null ? config.storageSavingTarget : s.transitions().savingTarget();
+    }
+
+    /** {@code electtool alpha VALUE}: see {@link TransitionService#setSavingTarget}. */
+    public void setSavingTarget(double alpha)
+    {
+        requireStarted().transitions().setSavingTarget(alpha);
+    }
+
     /** {@code electtool storage}: see {@link StorageReport}. */
     public String storageJson()
     {

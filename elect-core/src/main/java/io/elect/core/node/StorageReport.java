@@ -35,7 +35,7 @@ final class StorageReport
             nodes.add(new Node(n, node.ring().rack(n)));
         nodes.sort(Comparator.comparing(Node::id));
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("target_saving", node.config().storageSavingTarget);
+        doc.put("target_saving", transitions.savingTarget());
         doc.put("k", node.config().dataChunks);
         doc.put("m", node.config().parityChunks);
         doc.put("live_nodes", nodes.size());

@@ -75,10 +75,16 @@ public final class TransitionService
     private final Map<TableRef, Map<String, NodeSnapshot>> lastSnapshots = new ConcurrentHashMap<>();
     /** Stripes per state as the last round on this node found them (this node coordinated it). */
     private final Map<io.elect.core.stripes.StripeState, Long> stripesByState = new ConcurrentHashMap<>();
+    /**
+     * alpha in effect: {@code storage_saving_target} from cassandra.yaml until an operator sets another value at
+     * runtime ({@code electtool alpha VALUE}); not persisted, a restart goes back to cassandra.yaml's value.
+     */
+    private volatile double savingTarget;
 
     TransitionService(NodeContext node)
     {
         this.node = node;
+        this.savingTarget = node.config().storageSavingTarget;
         RemoteStripeParticipant participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
                                                                             () -> node.ring().members(), n -> node.ring().isAlive(n));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
@@ -94,6 +100,30 @@ public final class TransitionService
     String codecId()
     {
         return codecId;
+    }
+
+    /** The storage-saving target (alpha) the planner works towards now. */
+    public double savingTarget()
+    {
+        return savingTarget;
+    }
+
+    /**
+     * Sets alpha at runtime, from the next round on. A higher alpha encodes and offloads more; a lower one stops
+     * further transitioning but encodes nothing back (encoded data stays encoded, as after a cassandra.yaml change).
+     * Only the transitioning coordinator (the ring member with the smallest address) plans, and it may change when
+     * nodes fail: set the same value on every node.
+     *
+     * @throws IllegalArgumentException naming {@code storage_saving_target} when the value is not in [0, 1]
+     */
+    public void setSavingTarget(double alpha)
+    {
+        if (!(alpha >= 0.0 && alpha <= 1.0))
+            throw new IllegalArgumentException("storage_saving_target: " + alpha + " is not in [0.0, 1.0]");
+        double before = savingTarget;
+        savingTarget = alpha;
+        logger.info("storage_saving_target changed at runtime from {} to {} (cassandra.yaml: {}; not persisted)", before, alpha,
+                    node.config().storageSavingTarget);
     }
 
     StripeStateMachine machine()
@@ -341,7 +371,7 @@ public final class TransitionService
     TransitionCoordinator.Settings settings()
     {
         var config = node.config();
-        return new TransitionCoordinator.Settings(config.storageSavingTarget, config.dataChunks, config.parityChunks, codecId,
+        return new TransitionCoordinator.Settings(savingTarget, config.dataChunks, config.parityChunks, codecId,
                                                   config.erasureCodingEnabled, config.offloadEnabled, 4096,
                                                   config.stripeFillWaitSeconds * 1000L, MAX_STRIPES_PER_ROUND);
     }

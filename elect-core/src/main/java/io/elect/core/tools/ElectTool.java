@@ -35,6 +35,7 @@ public final class ElectTool
         c.put("status", new StatusCommand());
         c.put("tables", new TablesCommand());
         c.put("storage", new StorageCommand());
+        c.put("alpha", new AlphaCommand());
         c.put("rebuild", new RebuildCommand());
         c.put("verify", new VerifyCommand());
         c.put("trial-rewrite", new TrialRewriteCommand());

@@ -60,6 +60,11 @@ public final class JmxClient implements AutoCloseable
         return connection.invoke(new ObjectName(objectName), operation, params, signature);
     }
 
+    public void setAttribute(String objectName, String attribute, Object value) throws Exception
+    {
+        connection.setAttribute(new ObjectName(objectName), new javax.management.Attribute(attribute, value));
+    }
+
     public boolean isRegistered(String objectName) throws Exception
     {
         return connection.isRegistered(new ObjectName(objectName));

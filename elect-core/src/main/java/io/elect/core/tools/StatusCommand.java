@@ -37,6 +37,8 @@ final class StatusCommand implements ElectTool.Command
         s.put("uptime_s", ((Number) node.attribute(ElectNodeMBean.OBJECT_NAME, "UptimeMillis")).longValue() / 1000);
         s.put("live_nodes", stringList(node.attribute(STORAGE_SERVICE, "LiveNodesWithPort")));
         s.put("down_nodes", stringList(node.attribute(STORAGE_SERVICE, "UnreachableNodesWithPort")));
+        // alpha in effect: cassandra.yaml's storage_saving_target (in the config below) unless set at runtime
+        s.put("storage_saving_target", node.attribute(ElectNodeMBean.OBJECT_NAME, "StorageSavingTarget"));
         String config = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "ConfigJson");
         String coder = (String) node.attribute(ElectNodeMBean.OBJECT_NAME, "CoderJson");
         String metrics = null;
@@ -63,6 +65,7 @@ final class StatusCommand implements ElectTool.Command
         out.printf("Mode:          %s (up %d s)%n", s.get("operation_mode"), s.get("uptime_s"));
         out.printf("Live nodes:    %s%n", String.join(" ", stringList(s.get("live_nodes"))));
         out.printf("Down nodes:    %s%n", String.join(" ", stringList(s.get("down_nodes"))));
+        out.printf("Alpha:         %s (storage_saving_target in effect)%n", s.get("storage_saving_target"));
         out.printf("Coder:         %s%n", coder);
         out.printf("Transport:     %s%n", s.get("transport_encryption"));
         if (metrics != null)

@@ -54,4 +54,16 @@ class ElectToolTest
         assertTrue(e.contains("127.0.0.1:" + port), e);
         assertTrue(e.contains("cannot reach"), e);
     }
+
+    @Test
+    void alphaValuesAreCheckedNamingTheKey()
+    {
+        assertEquals(0.8, AlphaCommand.parse("0.8"));
+        assertEquals(0.0, AlphaCommand.parse("0"));
+        for (String bad : new String[]{ "1.5", "-0.1", "NaN", "lots" })
+        {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> AlphaCommand.parse(bad));
+            assertTrue(e.getMessage().startsWith("storage_saving_target: ") && e.getMessage().contains(bad), e.getMessage());
+        }
+    }
 }
