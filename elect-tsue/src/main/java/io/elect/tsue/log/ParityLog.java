@@ -3,15 +3,9 @@ package io.elect.tsue.log;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
@@ -48,6 +42,9 @@ import io.elect.tsue.fs.FileLayer;
  * across each apply, as in the papers that describe them (appends are serialized and excluded by recycling).
  * Concurrent logs (TSUE) sync outside the monitor (group commit) and apply outside it (one apply at a time), so
  * appends continue while a recycle runs.
+ *
+ * <p>The transactions held in memory are in a {@link LogState} (guarded by this log's monitor); the replay on open
+ * is {@link LogLoader}.
  */
 public final class ParityLog
 {
@@ -110,11 +107,6 @@ public final class ParityLog
         }
     }
 
-    /** A batch of forwarded parity deltas as kept in memory: its source and watermark. */
-    private record BatchInfo(int source, long watermark)
-    {
-    }
-
     private final FileLayer fs;
     private final String base;
     private final ErasureCoder coder;
@@ -123,20 +115,12 @@ public final class ParityLog
     private final long rotateBytes;
     private final Options opt;
     private final LogTimes.Log timesLog;
-    private final LinkedHashMap<Long, List<TxRecord>> txs = new LinkedHashMap<>();
-    private final Set<Long> committed = new HashSet<>();
-    private final Map<Long, Long> appendedAt = new HashMap<>();
-    private final Map<Long, BatchInfo> batches = new HashMap<>();
-    private final Map<Integer, Long> watermarks = new HashMap<>();
-    private final AtomicLong memBytes = new AtomicLong();
-    /** Committed in memory, COMMIT not yet written (see {@link #commitDeferred}). Guarded by this. */
-    private final List<Long> pendingCommits = new ArrayList<>();
+    /** The unapplied transactions. Guarded by this (its memoryBytes is lock-free). */
+    private final LogState state;
     private final ReentrantLock applyLock = new ReentrantLock();
     private long generation;
     private RecordLog log;
     private long batch;
-    /** Load: the payload of an APPLY whose DONE was not found (the apply was cut), redone before rotating. */
-    private ByteBuffer pendingApply;
     private int inflight;
 
     public ParityLog(FileLayer fs, String base, ErasureCoder coder, ChunkNamer names, int pageSize, long rotateBytes,
@@ -150,99 +134,15 @@ public final class ParityLog
         this.rotateBytes = rotateBytes;
         this.opt = opt;
         this.timesLog = opt.role() == Role.DELTA ? LogTimes.Log.DELTA : LogTimes.Log.PARITY;
+        this.state = new LogState(opt.clock(), opt.times(), timesLog);
         load();
     }
 
     private synchronized void load() throws IOException
     {
-        List<Long> gens = new ArrayList<>();
-        for (String f : fs.list())
-            if (f.startsWith(base + ".") && f.substring(base.length() + 1).matches("\\d+"))
-                gens.add(Long.parseLong(f.substring(base.length() + 1)));
-        gens.sort(Comparator.reverseOrder());
-        boolean found = false;
-        for (long g : gens)
-        {
-            List<RecordLog.Entry> entries = RecordLog.scan(fs, base + "." + g);
-            if (entries.stream().anyMatch(e -> e.type() == TYPE_ROTATED))
-            {
-                for (RecordLog.Entry e : entries)
-                    replay(e);
-                found = true;
-                break;
-            }
-        }
-        if (!found)   // logs written before ROTATED markers existed: every generation, oldest first
-            for (long g : gens.stream().sorted().toList())
-                for (RecordLog.Entry e : RecordLog.scan(fs, base + "." + g))
-                    replay(e);
+        List<Long> gens = new LogLoader(fs, base, coder, names, pageSize, state).load();
         generation = gens.isEmpty() ? 0 : gens.get(0);
-        if (pendingApply != null)
-        {
-            ApplyRecords.redo(pendingApply, txs, fs, names, coder, pageSize, base);
-            for (long tx : ApplyRecords.txs(pendingApply))
-                forget(tx);
-        }
-        pendingApply = null;
         rotate(gens);
-    }
-
-    private void replay(RecordLog.Entry e) throws IOException
-    {
-        ByteBuffer b = e.payload();
-        switch (e.type())
-        {
-            case TxRecord.TYPE -> remember(TxRecord.decode(b));
-            case TYPE_COMMIT -> {
-                for (long tx : readIds(b))
-                    if (txs.containsKey(tx))
-                        committed.add(tx);
-            }
-            case TYPE_ABORT, TYPE_FORWARDED -> {
-                for (long tx : readIds(b))
-                    forget(tx);
-            }
-            case TYPE_IMAGES -> {
-                for (long tx : ApplyRecords.replayImages(b, fs, names, coder))
-                    forget(tx);
-            }
-            case TYPE_APPLY -> pendingApply = b.duplicate();
-            case TYPE_DONE -> {
-                long id = b.getLong();
-                if (pendingApply != null && pendingApply.getLong(0) == id)
-                {
-                    for (long tx : ApplyRecords.txs(pendingApply))
-                        forget(tx);
-                    pendingApply = null;
-                }
-            }
-            case TYPE_BATCH -> rememberBatch(b);
-            case TYPE_WATERMARK -> {
-                int n = b.getInt();
-                for (int i = 0; i < n; i++)
-                    watermarks.merge(b.getInt(), b.getLong(), Math::max);
-            }
-            case TYPE_ROTATED -> { }
-            default -> throw new IOException("unknown record type " + e.type() + " in log " + base);
-        }
-    }
-
-    private void remember(TxRecord r)
-    {
-        txs.computeIfAbsent(r.tx(), t -> new ArrayList<>()).add(r);
-        appendedAt.putIfAbsent(r.tx(), opt.clock().getAsLong());
-        memBytes.addAndGet(r.bytes());
-    }
-
-    private void forget(long tx)
-    {
-        List<TxRecord> rs = txs.remove(tx);
-        committed.remove(tx);
-        appendedAt.remove(tx);
-        batches.remove(tx);
-        if (rs != null)
-            for (TxRecord r : rs)
-                memBytes.addAndGet(-r.bytes());
     }
 
     static long[] readIds(ByteBuffer b)
@@ -253,24 +153,13 @@ public final class ParityLog
         return ids;
     }
 
-    private static byte[] ids(long[] ids)
+    static byte[] ids(long[] ids)
     {
         Payload p = new Payload(4 + 8 * ids.length);
         p.i32(ids.length);
         for (long id : ids)
             p.i64(id);
         return p.toBytes();
-    }
-
-    private void rememberBatch(ByteBuffer b)
-    {
-        BatchRecord batch = BatchRecord.decode(b);
-        for (TxRecord r : batch.records())
-            remember(r);
-        txs.computeIfAbsent(batch.tx(), t -> new ArrayList<>());
-        committed.add(batch.tx());
-        batches.put(batch.tx(), new BatchInfo(batch.source(), batch.watermark()));
-        watermarks.merge(batch.source(), batch.watermark(), Math::max);
     }
 
     /** Starts a new generation holding the unapplied records, then deletes the given older generations. */
@@ -285,33 +174,11 @@ public final class ParityLog
         }
         RecordLog next = RecordLog.open(fs, name);
         next.takeRecovered();
-        for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
-        {
-            BatchInfo bi = batches.get(e.getKey());
-            if (bi != null)
-                next.append(TYPE_BATCH, BatchRecord.encode(e.getKey(), bi.source(), bi.watermark(), e.getValue()), false);
-            else
-                for (TxRecord r : e.getValue())
-                    next.append(TxRecord.TYPE, r.encode(), false);
-        }
-        List<Long> plain = new ArrayList<>();
-        for (long tx : committed)
-            if (!batches.containsKey(tx))
-                plain.add(tx);
-        if (!plain.isEmpty())
-            next.append(TYPE_COMMIT, ids(plain.stream().mapToLong(Long::longValue).toArray()), false);
-        if (!watermarks.isEmpty())
-        {
-            Payload p = new Payload(4 + 12 * watermarks.size());
-            p.i32(watermarks.size());
-            for (Map.Entry<Integer, Long> w : watermarks.entrySet())
-                p.i32(w.getKey()).i64(w.getValue());
-            next.append(TYPE_WATERMARK, p.toBytes(), false);
-        }
+        state.writeUnapplied(next);
         next.append(TYPE_ROTATED, new byte[0], false);
         next.sync();
         log = next;
-        pendingCommits.clear();   // the new generation holds every committed transaction
+        state.clearPendingCommits();   // the new generation holds every committed transaction
         for (long g : old)
             if (g != generation)
                 fs.delete(base + "." + g);
@@ -333,7 +200,7 @@ public final class ParityLog
                 for (TxRecord r : records)
                 {
                     log.append(TxRecord.TYPE, r.encode(), false);
-                    remember(r);
+                    state.remember(r);
                 }
                 if (sync)
                     log.sync();
@@ -351,9 +218,9 @@ public final class ParityLog
                 {
                     // one write for all records of the call (each still framed and checksummed on its own), after
                     // the deferred COMMIT if there is one
-                    writeWithPendingCommit(l, TxRecord.TYPE, encoded);
+                    state.writeWithPendingCommit(l, TxRecord.TYPE, encoded);
                     for (TxRecord r : records)
-                        remember(r);
+                        state.remember(r);
                 }
                 if (sync)
                     l.sync();
@@ -394,7 +261,7 @@ public final class ParityLog
             l.append(TYPE_BATCH, payload, true);
             synchronized (this)
             {
-                rememberBatch(ByteBuffer.wrap(payload));
+                state.rememberBatch(ByteBuffer.wrap(payload));
             }
         }
         finally
@@ -408,7 +275,7 @@ public final class ParityLog
     /** The highest delta transaction of {@code source} this log holds or has applied (-1 if none). */
     public synchronized long watermark(int source)
     {
-        return watermarks.getOrDefault(source, -1L);
+        return state.watermark(source);
     }
 
     /** Marks transactions committed (unknown ids are ignored: already applied here). */
@@ -421,8 +288,7 @@ public final class ParityLog
             {
                 l.append(TYPE_COMMIT, ids(txIds), false);
                 for (long tx : txIds)
-                    if (txs.containsKey(tx))
-                        committed.add(tx);
+                    state.commit(tx);
             }
             if (sync)
                 l.sync();
@@ -443,32 +309,7 @@ public final class ParityLog
      */
     public synchronized void commitDeferred(long[] txIds)
     {
-        for (long tx : txIds)
-            if (txs.containsKey(tx))
-            {
-                committed.add(tx);
-                pendingCommits.add(tx);
-            }
-    }
-
-    /**
-     * REQUIRES: this monitor. Writes the deferred COMMIT (if any) and the records of one type in a single write,
-     * unsynced.
-     */
-    private void writeWithPendingCommit(RecordLog l, int type, List<byte[]> payloads) throws IOException
-    {
-        int lead = pendingCommits.isEmpty() ? 0 : 1;
-        int[] types = new int[lead + payloads.size()];
-        List<byte[]> all = new ArrayList<>(types.length);
-        if (lead == 1)
-        {
-            types[0] = TYPE_COMMIT;
-            all.add(ids(pendingCommits.stream().mapToLong(Long::longValue).toArray()));
-        }
-        java.util.Arrays.fill(types, lead, types.length, type);
-        all.addAll(payloads);
-        l.appendAll(types, all);
-        pendingCommits.clear();
+        state.commitDeferred(txIds);
     }
 
     /** Drops uncommitted transactions (recovery decided that their data write never happened). Durable. */
@@ -476,43 +317,35 @@ public final class ParityLog
     {
         log.append(TYPE_ABORT, ids(txIds), true);
         for (long tx : txIds)
-            forget(tx);
+            state.forget(tx);
     }
 
     /** Uncommitted transactions: the first record of each, in log order. */
     public synchronized List<TxRecord> uncommitted()
     {
-        List<TxRecord> out = new ArrayList<>();
-        for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
-            if (!committed.contains(e.getKey()))
-                out.add(e.getValue().get(0));
-        return out;
+        return state.uncommitted();
     }
 
     public synchronized boolean isCommitted(long tx)
     {
-        return committed.contains(tx);
+        return state.isCommitted(tx);
     }
 
     /** The highest transaction id per stripe among the unapplied transactions. */
     public synchronized Map<Long, Long> lastTxByStripe()
     {
-        Map<Long, Long> last = new HashMap<>();
-        for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
-            if (!e.getValue().isEmpty() && !batches.containsKey(e.getKey()))   // batches span stripes, no order
-                last.merge(e.getValue().get(0).stripe(), e.getKey(), Math::max);
-        return last;
+        return state.lastTxByStripe();
     }
 
     /** Bytes of unapplied (or unforwarded) records held in memory. Lock-free. */
     public long memoryBytes()
     {
-        return memBytes.get();
+        return state.memoryBytes();
     }
 
     public synchronized boolean isEmpty()
     {
-        return txs.isEmpty();
+        return state.isEmpty();
     }
 
     /**
@@ -523,33 +356,13 @@ public final class ParityLog
      */
     public synchronized List<List<TxRecord>> committedPrefix(long maxBytes, long belowId)
     {
-        List<List<TxRecord>> out = new ArrayList<>();
-        long bytes = 0, now = opt.clock().getAsLong();
-        List<Long> ids = new ArrayList<>(txs.keySet());
-        ids.sort(null);
-        for (long id : ids)
-        {
-            if (id >= belowId || !committed.contains(id) || (bytes >= maxBytes && !out.isEmpty()))
-                break;
-            Map.Entry<Long, List<TxRecord>> e = Map.entry(id, txs.get(id));
-            out.add(new ArrayList<>(e.getValue()));
-            long n = 0;
-            for (TxRecord r : e.getValue())
-                n += r.bytes();
-            bytes += n;
-            if (opt.times() != null)
-                opt.times().buffer(timesLog, n, now - appendedAt.getOrDefault(e.getKey(), now));
-        }
-        return out;
+        return state.committedPrefix(maxBytes, belowId);
     }
 
     /** DELTA role: every transaction held, committed or not (recovery takes the union of a log's copies). */
     public synchronized List<List<TxRecord>> all()
     {
-        List<List<TxRecord>> out = new ArrayList<>();
-        for (List<TxRecord> rs : txs.values())
-            out.add(new ArrayList<>(rs));
-        return out;
+        return state.all();
     }
 
     /** DELTA role: drops forwarded transactions (FORWARDED record; durable if sync). */
@@ -560,9 +373,9 @@ public final class ParityLog
         {
             synchronized (this)
             {
-                writeWithPendingCommit(l, TYPE_FORWARDED, List.of(ids(txIds)));
+                state.writeWithPendingCommit(l, TYPE_FORWARDED, List.of(ids(txIds)));
                 for (long tx : txIds)
-                    forget(tx);
+                    state.forget(tx);
             }
             if (sync)
                 l.sync();
@@ -616,33 +429,22 @@ public final class ParityLog
 
     private synchronized boolean hasCommitted()
     {
-        return !committed.isEmpty();
+        return state.hasCommitted();
     }
 
     /** Applies committed transactions in log order until their records reach maxBytes (at least one). */
     private long applyOnce(long maxBytes) throws IOException
     {
-        long start = opt.clock().getAsLong(), bytes = 0;
-        List<Long> ready = new ArrayList<>();
-        List<TxRecord> records = new ArrayList<>();
+        long start = opt.clock().getAsLong();
+        LogState.Ready taken;
         synchronized (this)
         {
-            for (Map.Entry<Long, List<TxRecord>> e : txs.entrySet())
-                if (committed.contains(e.getKey()) && (bytes < maxBytes || ready.isEmpty()))
-                {
-                    ready.add(e.getKey());
-                    records.addAll(e.getValue());
-                    long n = 0;
-                    for (TxRecord r : e.getValue())
-                        n += r.bytes();
-                    bytes += n;
-                    if (opt.times() != null)
-                        opt.times().buffer(timesLog, n, start - appendedAt.getOrDefault(e.getKey(), start));
-                }
+            taken = state.ready(maxBytes, start);
         }
+        List<Long> ready = taken.txs();
         if (ready.isEmpty())
             return 0;
-        List<ParityApply.Image> images = ParityApply.images(records, opt.mergePages(), fs, names, coder, pageSize,
+        List<ParityApply.Image> images = ParityApply.images(taken.records(), opt.mergePages(), fs, names, coder, pageSize,
                                                             opt.io());
         long id;
         synchronized (this)
@@ -662,7 +464,7 @@ public final class ParityLog
             synchronized (this)
             {
                 for (long tx : ready)
-                    forget(tx);
+                    state.forget(tx);
             }
         }
         finally
@@ -672,7 +474,7 @@ public final class ParityLog
         if (!opt.concurrent())
             maybeRotate();   // concurrent logs: once per apply(), after its last cycle
         if (opt.times() != null)
-            opt.times().recycle(timesLog, bytes, opt.clock().getAsLong() - start);
+            opt.times().recycle(timesLog, taken.bytes(), opt.clock().getAsLong() - start);
         return written;
     }
 
