@@ -210,4 +210,56 @@ class TransitionCoordinatorTest
         assertEquals(1.0, TransitionCoordinator.parityCorrection(t, List.of(full, other)), 1e-12);
         assertEquals(1.0, TransitionCoordinator.parityCorrection(t, List.of()), 1e-12);
     }
+
+    @Test
+    void aSmallChoiceIsWidenedUntilItsStripePaysForItsParity()
+    {
+        // 10 nodes, RS(4,2), rho 2 (sigma 0): a one-member stripe frees 2 x 100 bytes and costs 2 x 128 (the member
+        // aligned to 64): widened with the smallest head of another node (90 bytes): frees 380, costs 256: net 124,
+        // under twice the gap (alpha 0.01 of F = 10 x 900 + 90 x 3 - 10: 92.6 bytes of hot to save): taken.
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        for (int i = 1; i <= 10; i++)
+            snaps.put("10.0.1." + i, node("10.0.1." + i, 3));
+        snaps.put("10.0.1.7", sized("10.0.1.7", 90));
+        AlphaPlanner.Plan plan = TransitionCoordinator.plan(new TransitionCoordinator.Settings(0.01, 4, 2, "rs-test", true, false, 64, 0, 100),
+                                                            snaps.values());
+        assertEquals(2.0, plan.secondaryPerPrimary(), 1e-9);
+        assertTrue(plan.hotBytes() - plan.targetHotBytes() > 62 && plan.hotBytes() - plan.targetHotBytes() < 124, plan.toMap().toString());
+        Map<String, List<CandidateInfo>> one = new java.util.TreeMap<>(Map.of("10.0.1.1", List.of(snaps.get("10.0.1.1").candidates().get(0))));
+        Map<String, List<CandidateInfo>> widened = TransitionCoordinator.viable(one, snaps, plan, 4, 2, 64);
+        assertEquals(List.of("10.0.1.1", "10.0.1.7"), List.copyOf(widened.keySet()), "the smallest other head joins: " + widened);
+        // a gap under half the widened stripe's gain (alpha 0.005: 47.6 bytes): widening would overshoot more than
+        // forming nothing misses by: the choice stays as it is
+        AlphaPlanner.Plan small = TransitionCoordinator.plan(new TransitionCoordinator.Settings(0.005, 4, 2, "rs-test", true, false, 64, 0, 100),
+                                                             snaps.values());
+        assertEquals(one, TransitionCoordinator.viable(one, snaps, small, 4, 2, 64));
+        // (2,1) at rho 2: one member frees 200 > 128 of parity: kept as it is
+        assertEquals(one, TransitionCoordinator.viable(one, snaps, plan, 2, 1, 64));
+        // no measured secondaries (rho 0): no stripe ever pays, nothing to gain by widening: as it is
+        AlphaPlanner.Plan unmeasured = TransitionCoordinator.plan(new TransitionCoordinator.Settings(0.01, 4, 2, "rs-test", true, false, 64, 0, 100),
+                                                                  List.of(primariesOnly("10.0.1.1", 100)));
+        assertEquals(0.0, unmeasured.secondaryPerPrimary(), 1e-9);
+        assertEquals(one, TransitionCoordinator.viable(one, snaps, unmeasured, 4, 2, 64));
+        // several candidates per node, or k nodes already: returned as they are
+        Map<String, List<CandidateInfo>> two = Map.of("10.0.1.1", snaps.get("10.0.1.1").candidates().subList(0, 2));
+        assertEquals(two, TransitionCoordinator.viable(two, snaps, plan, 4, 2, 64));
+    }
+
+    /** A node holding only primaries (no secondary measured: rho 0). */
+    private static NodeSnapshot primariesOnly(String id, long bytes)
+    {
+        long[][] unencoded = new long[3][3];
+        unencoded[2][0] = bytes;
+        return new NodeSnapshot(id, unencoded, bytes, bytes, 0, 0, 0, 0, 0, 0, 0, List.of(new CandidateInfo(id + "-s0", bytes, 0, 10_000)));
+    }
+
+    /** A node with one candidate of {@code bytes} and twice its primary bytes as secondaries. */
+    private static NodeSnapshot sized(String id, long bytes)
+    {
+        long[][] unencoded = new long[3][3];
+        unencoded[2][0] = bytes;
+        unencoded[2][1] = bytes;
+        unencoded[2][2] = bytes;
+        return new NodeSnapshot(id, unencoded, bytes, bytes, 0, 0, 0, 0, 0, 0, 0, List.of(new CandidateInfo(id + "-s0", bytes, 0, 10_000)));
+    }
 }
