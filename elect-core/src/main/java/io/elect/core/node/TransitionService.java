@@ -184,6 +184,7 @@ public final class TransitionService
             if (allUp && removeMembers(table, snaps) > 0)
                 continue;
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
+            c.settings(settings()); // alpha may have changed at runtime (electtool alpha)
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));

@@ -49,7 +49,8 @@ public final class TransitionCoordinator
     {
     }
 
-    private final Settings settings;
+    /** Replaced by {@link #settings(Settings)} when the node's settings change at runtime (alpha); read per round. */
+    private volatile Settings settings;
     private final LongSupplier clock;
     private final Map<String, Long> firstSeen = new HashMap<>();
 
@@ -57,6 +58,12 @@ public final class TransitionCoordinator
     {
         this.settings = settings;
         this.clock = clockMillis;
+    }
+
+    /** The settings the next round uses (the candidates' waiting times are kept). */
+    public void settings(Settings settings)
+    {
+        this.settings = java.util.Objects.requireNonNull(settings, "settings");
     }
 
     public static NodeBytes nodeBytes(NodeSnapshot s)
@@ -297,6 +304,7 @@ public final class TransitionCoordinator
     public RoundResult round(TableRef table, Map<String, NodeSnapshot> snapshots, Collection<Node> ring,
                              StripeStateMachine machine, Consumer<Plan> onPlan)
     {
+        Settings settings = this.settings; // one round, one set of settings
         long now = clock.getAsLong();
         Plan plan = plan(settings, snapshots.values(), parityCorrection);
         onPlan.accept(plan);

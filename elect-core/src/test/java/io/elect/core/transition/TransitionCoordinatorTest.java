@@ -155,6 +155,22 @@ class TransitionCoordinatorTest
     }
 
     @Test
+    void newSettingsApplyFromTheNextRound()
+    {
+        // electtool alpha: the coordinator of a table outlives a change of alpha and must plan with the new one
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        for (Node n : RING)
+            snaps.put(n.id(), node(n.id(), 4));
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        StripeStateMachine machine = new StripeStateMachine(store, new ModelParticipant(store, 1), clock::get);
+        TransitionCoordinator c = new TransitionCoordinator(settings(0.0375, 0), clock::get);
+        assertEquals(90, c.round(T, snaps, RING, machine, p -> {}).plan().encodeBytes(), 1e-6);
+        c.settings(settings(0.3, 0));
+        assertEquals(720, c.round(T, snaps, RING, machine, p -> {}).plan().encodeBytes(), 1e-6, "alpha 0.3 from the next round");
+    }
+
+    @Test
     void aLoneNodeWaitsThenVirtualChunksFill()
     {
         Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
