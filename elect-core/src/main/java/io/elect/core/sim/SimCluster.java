@@ -47,7 +47,8 @@ final class SimCluster implements AutoCloseable
 
     final Random random;
     final ManualClock clock;
-    final ElectConfig config;
+    /** The configuration nodes (re)start with; the simulation's operator may change it (see Simulation#raiseAlpha). */
+    ElectConfig config;
     final int rf;
     final SimNetwork network;
     final StripeStore stripes;

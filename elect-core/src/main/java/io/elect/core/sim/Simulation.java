@@ -74,11 +74,23 @@ public final class Simulation
     /** Rounds that ran while some node was down, and the stripes committed by them (issue 18: rounds go on). */
     private long roundsWithDown, committedWithDown;
     private int step;
+    /**
+     * alpha in effect: the seed's, until the operator raises it (in a third of the seeds with alpha below 0.6, by 0.15
+     * at a step between a third and a half of the run, drawn from a generator of its own so that the other seeds'
+     * traces do not change): cassandra.yaml of every node edited, and {@code electtool alpha} on every running node,
+     * as an operator would do it (the runtime value alone is lost when a node restarts).
+     */
+    private double alpha;
+    private final int raiseStep;
 
     private Simulation(Options o) throws IOException
     {
         this.o = o;
-        this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o),
+        this.alpha = o.alpha();
+        java.util.SplittableRandom operator = new java.util.SplittableRandom(o.seed() ^ 0x0A1FA0A1FAL);
+        int third = Math.max(1, o.steps() / 3);
+        this.raiseStep = o.alpha() < 0.6 && operator.nextInt(3) == 0 ? third + operator.nextInt(Math.max(1, o.steps() / 2 - third + 1)) : -1;
+        this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o, alpha),
                                 ROWS_PER_FILE, o.sabotage());
         try
         {
@@ -90,12 +102,12 @@ public final class Simulation
         }
     }
 
-    static ElectConfig config(Options o)
+    static ElectConfig config(Options o, double alpha)
     {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("data_chunks", o.k());
         m.put("parity_chunks", o.m());
-        m.put("storage_saving_target", o.alpha());
+        m.put("storage_saving_target", alpha);
         m.put("coder", "java");
         // hotness runs: files read more than 0.01/s (the hot keys') stay replicated, and come back from the cold tier
         m.put("cold_read_rate", o.hotness() ? 0.01 : 1000.0);
@@ -148,6 +160,8 @@ public final class Simulation
 
     private void step() throws IOException
     {
+        if (step == raiseStep)
+            raiseAlpha();
         int dice = c.random.nextInt(100);
         if (dice < 28)
             writes();
@@ -181,6 +195,29 @@ public final class Simulation
             overwriteMember();
         else
             overwriteAll();
+    }
+
+    /** The operator raises alpha by 0.15: every node's cassandra.yaml, then {@code electtool alpha} on the running ones. */
+    private void raiseAlpha()
+    {
+        double before = alpha;
+        alpha = Math.round((alpha + 0.15) * 100) / 100.0;
+        c.config = config(o, alpha);
+        int running = 0;
+        for (SimNode n : c.nodes())
+            if (n.node != null && n.node.isStarted())
+            {
+                n.node.setSavingTarget(alpha);
+                running++;
+            }
+        stats.put("alpha_raised_to", alpha);
+        event("raise-alpha " + before + " -> " + alpha + " on " + running + " running nodes (and in every cassandra.yaml)");
+    }
+
+    /** alpha in effect now (see {@link #alpha}). */
+    double alpha()
+    {
+        return alpha;
     }
 
     /**
