@@ -187,12 +187,17 @@ public final class TransitionService
             c.settings(settings()); // alpha may have changed at runtime (electtool alpha)
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
-            TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, new TransitionCoordinator.RoundResult(table, p, 0, 0, 0, 0, 0)));
+            TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, TransitionCoordinator.RoundResult.planOnly(table, p)));
             lastRounds.put(table, r);
             node.metrics().counter("Transitioning", "StripesCommitted", table.toString()).inc(r.committed());
             node.metrics().counter("Transitioning", "BytesEncoded", table.toString()).inc(r.encodedBytes());
             node.metrics().counter("Transitioning", "StripesRolledBack", table.toString()).inc(r.rolledBack());
             node.metrics().counter("Transitioning", "StripesFailed", table.toString()).inc(r.failed());
+            if (r.widened())
+            {
+                node.metrics().counter("Transitioning", "PaddedChoicesWidened", table.toString()).inc();
+                node.metrics().counter("Transitioning", "PaddedChoicesWidened", null).inc();
+            }
             // Offload only once encoding has settled (no stripe this round nor the last): stubs purge their
             // secondaries a little after commit, and offloading against not-yet-purged bytes would overshoot alpha.
             if (node.config().offloadEnabled && allUp && r.planned() == 0 && previous != null && previous.planned() == 0)

@@ -281,6 +281,14 @@ final class SimCluster implements AutoCloseable
     private long retiredByDeadNodes;
     /** Members removed from their stripes by node processes that were killed since. */
     private long removedByDeadNodes;
+    /** Padded choices widened (TransitionCoordinator.viable) by node processes that were killed since. */
+    private long widenedByDeadNodes;
+
+    /** Rounds of this node's process that widened a padded choice. */
+    private static long widened(SimNode n)
+    {
+        return n.node.metrics().counter("Transitioning", "PaddedChoicesWidened", null).getCount();
+    }
 
     /** kill -9: the process and everything volatile are gone; the disk stays. */
     void kill(SimNode n)
@@ -290,6 +298,7 @@ final class SimCluster implements AutoCloseable
         {
             retiredByDeadNodes += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
             removedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
+            widenedByDeadNodes += widened(n);
             n.node.close();
         }
         n.node = null;
@@ -393,6 +402,11 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 removed += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
         out.put("members_removed", removed);
+        long widened = widenedByDeadNodes;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                widened += widened(n);
+        out.put("padded_choices_widened", widened);
         return out;
     }
 

@@ -64,7 +64,7 @@ public final class SimulationMain
         int done = 0;
         int raised = 0; // seeds in which the operator raised alpha during the run
         int obsoleteBound = 0; // seeds whose alpha was out of reach only because frozen files keep obsolete versions
-        long roundsDown = 0, committedDown = 0, retired = 0, removed = 0;
+        long roundsDown = 0, committedDown = 0, retired = 0, removed = 0, widened = 0;
         long lastProgress = start;
         for (long seed : list)
         {
@@ -80,6 +80,7 @@ public final class SimulationMain
             committedDown += ((Number) r.stats().getOrDefault("stripes_committed_with_node_down", 0L)).longValue();
             retired += ((Number) r.stats().getOrDefault("stripes_retired", 0L)).longValue();
             removed += ((Number) r.stats().getOrDefault("members_removed", 0L)).longValue();
+            widened += ((Number) r.stats().getOrDefault("padded_choices_widened", 0L)).longValue();
             if (r.stats().containsKey("alpha_raised_to"))
                 raised++;
             if (r.stats().containsKey("alpha_unreachable_obsolete"))
@@ -107,9 +108,9 @@ public final class SimulationMain
         System.out.printf("simulate: %d seeds, %d steps each, sabotage %s: %d passed, %d failed (%.1f s); %d passed short of alpha "
                           + "because frozen files keep obsolete versions (invariant 5); %d rounds ran with a node down, "
                           + "committing %d stripes; %d stripes retired (fully shadowed); %d members removed from their stripes (fully shadowed); "
-                          + "alpha raised at runtime in %d seeds%n", list.size(), steps,
+                          + "alpha raised at runtime in %d seeds; %d padded stripe choices widened to pay for their parity%n", list.size(), steps,
                           sabotage.name().toLowerCase(), list.size() - failed, failed, (io.elect.core.util.Clock.SYSTEM.nanoTime() - start) / 1e9,
-                          obsoleteBound, roundsDown, committedDown, retired, removed, raised);
+                          obsoleteBound, roundsDown, committedDown, retired, removed, raised, widened);
         System.exit(failed == 0 ? 0 : 1);
     }
 

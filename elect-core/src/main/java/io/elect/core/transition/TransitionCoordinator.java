@@ -44,9 +44,19 @@ public final class TransitionCoordinator
     {
     }
 
-    /** What a round did. */
-    public record RoundResult(TableRef table, Plan plan, int planned, int committed, int rolledBack, int failed, long encodedBytes)
+    /**
+     * What a round did.
+     *
+     * @param widened whether a small choice was widened so that its padded stripe pays for its parity ({@link #viable})
+     */
+    public record RoundResult(TableRef table, Plan plan, int planned, int committed, int rolledBack, int failed, long encodedBytes,
+                              boolean widened)
     {
+        /** A round that planned nothing (yet). */
+        public static RoundResult planOnly(TableRef table, Plan plan)
+        {
+            return new RoundResult(table, plan, 0, 0, 0, 0, 0, false);
+        }
     }
 
     /** Replaced by {@link #settings(Settings)} when the node's settings change at runtime (alpha); read per round. */
@@ -370,6 +380,6 @@ public final class TransitionCoordinator
                         table, (long) plan.hotBytes(), (long) plan.fullReplicationBytes(), (long) plan.targetHotBytes(),
                         (long) plan.encodeBytes(), (long) plan.parityOffloadBytes(), planned, committed, rolledBack, failed,
                         clock.getAsLong() - now);
-        return new RoundResult(table, plan, planned, committed, rolledBack, failed, encoded);
+        return new RoundResult(table, plan, planned, committed, rolledBack, failed, encoded, choice != asked);
     }
 }
