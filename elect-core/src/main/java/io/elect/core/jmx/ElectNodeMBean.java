@@ -72,7 +72,7 @@ public interface ElectNodeMBean
     /**
      * The storage-saving target (alpha) transitioning works towards now: {@code elect.storage_saving_target} unless set
      * at runtime. Setting it ({@code electtool alpha VALUE}) applies from the next round, is not persisted, and must
-     * be done on every node (the coordinator may change); a value outside [0, 1] is refused naming the key.
+     * be done on every node (the coordinator may change); a value outside [0, 1) is refused naming the key.
      */
     double getStorageSavingTarget();
 

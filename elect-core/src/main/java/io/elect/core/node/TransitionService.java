@@ -114,12 +114,13 @@ public final class TransitionService
      * Only the transitioning coordinator (the ring member with the smallest address) plans, and it may change when
      * nodes fail: set the same value on every node.
      *
-     * @throws IllegalArgumentException naming {@code storage_saving_target} when the value is not in [0, 1]
+     * @throws IllegalArgumentException naming {@code storage_saving_target} when the value is not in [0, 1) (the range
+     *         cassandra.yaml allows)
      */
     public void setSavingTarget(double alpha)
     {
-        if (!(alpha >= 0.0 && alpha <= 1.0))
-            throw new IllegalArgumentException("storage_saving_target: " + alpha + " is not in [0.0, 1.0]");
+        if (!(alpha >= 0.0 && alpha < 1.0))
+            throw new IllegalArgumentException("storage_saving_target: " + alpha + " is out of range; allowed: a number in [0, 1)");
         double before = savingTarget;
         savingTarget = alpha;
         logger.info("storage_saving_target changed at runtime from {} to {} (cassandra.yaml: {}; not persisted)", before, alpha,

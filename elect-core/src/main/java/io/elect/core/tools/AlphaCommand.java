@@ -65,8 +65,8 @@ final class AlphaCommand implements ElectTool.Command
         {
             throw new IllegalArgumentException("storage_saving_target: '" + value + "' is not a number");
         }
-        if (!(alpha >= 0.0 && alpha <= 1.0))
-            throw new IllegalArgumentException("storage_saving_target: " + value + " is not in [0.0, 1.0]");
+        if (!(alpha >= 0.0 && alpha < 1.0))
+            throw new IllegalArgumentException("storage_saving_target: " + value + " is out of range; allowed: a number in [0, 1)");
         return alpha;
     }
 }

@@ -60,7 +60,7 @@ class ElectToolTest
     {
         assertEquals(0.8, AlphaCommand.parse("0.8"));
         assertEquals(0.0, AlphaCommand.parse("0"));
-        for (String bad : new String[]{ "1.5", "-0.1", "NaN", "lots" })
+        for (String bad : new String[]{ "1.5", "1", "-0.1", "NaN", "lots" })
         {
             IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> AlphaCommand.parse(bad));
             assertTrue(e.getMessage().startsWith("storage_saving_target: ") && e.getMessage().contains(bad), e.getMessage());
