@@ -23,9 +23,9 @@ import io.elect.core.sim.SimRows.Row;
  * compactions, transitioning rounds (encoding, stubs, offload), stub maintenance, process kills and restarts, lost
  * disks with replace and rebuild, network partitions, dropped, duplicated and delayed messages, and cold-tier faults,
  * over real node services ({@link SimCluster}); then a healing phase (faults off, every node back, rounds until the
- * cluster settles) and the final invariants ({@link Invariants}). Every decision is drawn from the seed's one
- * {@link java.util.Random}; time is a manual clock; so the same seed gives the same run, which the hash of its event
- * trace shows.
+ * cluster settles; the fault events and the healing are in {@link FaultEvents}) and the final invariants
+ * ({@link Invariants}). Every decision is drawn from the seed's one {@link java.util.Random}; time is a manual clock;
+ * so the same seed gives the same run, which the hash of its event trace shows.
  *
  * <p>Invariants checked during the run: every read of an acknowledged key returns its latest acknowledged version
  * (while no more than m nodes are unavailable to the reader, a read must succeed; beyond that it may fail, never
@@ -65,6 +65,8 @@ public final class Simulation
 
     private final Options o;
     private final SimCluster c;
+    /** Kills, restarts, lost disks, partitions, faults on and off, and the healing phase. */
+    private final FaultEvents faults;
     private final Map<String, Row> acked = new TreeMap<>();
     private final List<String> violations = new ArrayList<>();
     private final Map<String, Object> stats = new LinkedHashMap<>();
@@ -92,6 +94,7 @@ public final class Simulation
         this.raiseStep = o.alpha() < 0.6 && operator.nextInt(3) == 0 ? third + operator.nextInt(Math.max(1, o.steps() / 2 - third + 1)) : -1;
         this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o, alpha),
                                 ROWS_PER_FILE, o.sabotage());
+        this.faults = new FaultEvents(this, c);
         try
         {
             this.trace = MessageDigest.getInstance("SHA-256");
@@ -147,7 +150,7 @@ public final class Simulation
             n.tables.flush();
         for (step = 1; step <= o.steps(); step++)
             step();
-        heal();
+        faults.heal();
         new Invariants(this, c).check();
         stats.put("writes_acked", writes);
         stats.put("rounds_with_node_down", roundsWithDown);
@@ -178,19 +181,19 @@ public final class Simulation
         else if (dice < 80)
             advance(1 + c.random.nextInt(90));
         else if (dice < 83)
-            kill();
+            faults.kill();
         else if (dice < 87)
-            restart();
+            faults.restart();
         else if (dice < 88)
-            loseDisk();
+            faults.loseDisk();
         else if (dice < 91)
-            replace();
+            faults.replace();
         else if (dice < 93)
-            partition();
+            faults.partition();
         else if (dice < 96)
-            heal("partitions", false);
+            faults.heal("partitions", false);
         else if (dice < 97)
-            toggleFaults();
+            faults.toggleFaults();
         else if (dice < 99)
             overwriteMember();
         else
@@ -407,144 +410,6 @@ public final class Simulation
     {
         c.clock.advance(seconds, TimeUnit.SECONDS);
         event("advance " + seconds + "s");
-    }
-
-    private void kill()
-    {
-        if (c.unavailable() >= o.m())
-            return;
-        List<SimNode> up = c.nodes().stream().filter(n -> n.up).toList();
-        SimNode n = up.get(c.random.nextInt(up.size()));
-        c.kill(n);
-        event("kill " + n);
-    }
-
-    private void restart() throws IOException
-    {
-        List<SimNode> down = c.nodes().stream().filter(n -> !n.up && !n.needsRebuild).toList();
-        if (down.isEmpty())
-            return;
-        SimNode n = down.get(c.random.nextInt(down.size()));
-        c.start(n);
-        event("restart " + n);
-    }
-
-    private void loseDisk() throws IOException
-    {
-        if (c.unavailable() >= o.m() || c.nodes().stream().anyMatch(n -> n.needsRebuild))
-            return;
-        List<SimNode> up = c.nodes().stream().filter(n -> n.up).toList();
-        SimNode n = up.get(c.random.nextInt(up.size()));
-        c.loseDisk(n);
-        event("lose-disk " + n);
-    }
-
-    private void replace() throws IOException
-    {
-        List<SimNode> lost = c.nodes().stream().filter(n -> n.needsRebuild).toList();
-        if (lost.isEmpty())
-            return;
-        SimNode n = lost.get(c.random.nextInt(lost.size()));
-        String state = c.replaceAndRebuild(n);
-        event("replace+rebuild " + n + " " + state + " " + n.node.rebuilds().lastCounts());
-    }
-
-    private void partition()
-    {
-        if (c.network.partitions().size() >= 1)
-            return;
-        int a = c.random.nextInt(c.nodes().size()), b = c.random.nextInt(c.nodes().size());
-        if (a == b)
-            return;
-        c.network.partition(c.nodes().get(a).id, c.nodes().get(b).id);
-        event("partition " + c.nodes().get(a) + " " + c.nodes().get(b));
-    }
-
-    private void toggleFaults()
-    {
-        boolean on = c.random.nextBoolean();
-        c.network.setFaults(on ? new SimNetwork.Faults(0.03, 0.03, 0.05, 0.1, 3000) : SimNetwork.Faults.NONE);
-        SimColdTier.setFaults(c.cold, on);
-        event("faults " + (on ? "on" : "off"));
-    }
-
-    /** Heals the network (and, when all, turns faults off and brings every node back). */
-    private void heal(String what, boolean all) throws IOException
-    {
-        c.network.heal();
-        if (all)
-        {
-            c.network.setFaults(SimNetwork.Faults.NONE);
-            SimColdTier.setFaults(c.cold, false);
-            for (SimNode n : c.nodes())
-                if (!n.up && !n.needsRebuild)
-                    c.start(n);
-            for (SimNode n : c.nodes())
-                if (n.needsRebuild)
-                {
-                    String state = c.replaceAndRebuild(n);
-                    if (!state.equals("done"))
-                        violation("the rebuild of " + n + " did not finish after healing: " + n.node.rebuilds().status());
-                }
-        }
-        event("heal " + what);
-    }
-
-    /**
-     * Faults off, every node back, then flush, compact and rounds (120 s apart) until nothing changes for longer than
-     * the stripe fill wait (candidates of too few nodes wait that long before virtual chunks fill their stripe).
-     */
-    private void heal() throws IOException
-    {
-        heal("all", true);
-        String last = "";
-        int same = 0, rounds = 0;
-        int quiet = 2 + (int) Math.ceil(c.config.stripeFillWaitSeconds / 120.0);
-        while (same < quiet && rounds < 80)
-        {
-            for (SimNode n : c.nodes())
-            {
-                n.tables.flush();
-                n.tables.compact();
-            }
-            advance(120);
-            rounds();
-            maintain();
-            rounds++;
-            event("settle saving=" + savingNow());
-            String now = c.stripes.list() + "/" + allFiles();
-            same = now.equals(last) ? same + 1 : 0;
-            last = now;
-        }
-        stats.put("settle_rounds", rounds);
-    }
-
-    /** The coordinator's view of the achieved saving and plan, for the trace (NaN if it cannot say now). */
-    private String savingNow()
-    {
-        for (SimNode n : c.nodes())
-            if (n.up && n.node.transitions().coordinating())
-            {
-                try
-                {
-                    com.fasterxml.jackson.databind.JsonNode t = new com.fasterxml.jackson.databind.ObjectMapper()
-                        .readTree(n.node.storageJson()).path("tables").path(0);
-                    return String.format("%.4f hot=%d %s", t.path("achieved_saving").asDouble(), t.path("hot_bytes").asLong(), t.path("plan"));
-                }
-                catch (IOException | RuntimeException e)
-                {
-                    return "NaN (" + e.getMessage() + ")";
-                }
-            }
-        return "NaN";
-    }
-
-    private String allFiles()
-    {
-        StringBuilder sb = new StringBuilder();
-        for (SimNode n : c.nodes())
-            sb.append(n.tables.fileIds()).append(';');
-        return sb.toString();
     }
 
     // ------------------------------------------------------------------ record keeping
