@@ -9,8 +9,6 @@ import io.elect.core.stripes.StripeMemberReader;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -58,7 +56,9 @@ import io.elect.coding.ErasureCoder;
  * each of them and why. If a reconstruction does not verify (a survivor returned wrong bytes) and a spare member can
  * be read, each survivor in turn is replaced by the spare until one set verifies ({@link SourceCounters#repairs});
  * otherwise the read fails with {@link ChunkCorruptionException}. Unchecked exceptions of the member reader (e.g. a
- * malformed locator) propagate. Wrong bytes are never returned. Thread-safe.
+ * malformed locator) propagate. Wrong bytes are never returned. Thread-safe: this class holds the state that
+ * concurrent runs share (layout, self's retry time, the members put last); each run's own bookkeeping (its fetches,
+ * survivor choice and reconstruction) is a {@link DecodedRun}.
  */
 public final class DecodedRangeSource extends ChunkedRemoteSource
 {
@@ -77,21 +77,22 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     /** Largest run {@link #warm} fetches at once (bounds its buffers). */
     static final int WARM_RUN_CHUNKS = 64;
 
-    private final DecodeContext context;
-    private final io.elect.core.util.Clock clock;
+    // package-private: read (and the volatile ones updated) by the runs (DecodedRun)
+    final DecodeContext context;
+    final io.elect.core.util.Clock clock;
     /** The layout runs start with; replaced whole by {@link #relayout} (a run keeps the one it started with). */
     private volatile StripeLayout stripe;
     private final int self;
-    private final ErasureCoder coder;
+    final ErasureCoder coder;
     private final StripeMemberReader members;
-    private final boolean selfFirst;
-    private final long deadlineNanos;
-    private final long hedgeNanos;
+    final boolean selfFirst;
+    final long deadlineNanos;
+    final long hedgeNanos;
     /** clock.nanoTime() before which self is not read directly (after a failure). */
-    private volatile long selfRetryAt;
-    private volatile boolean selfFailing;
+    volatile long selfRetryAt;
+    volatile boolean selfFailing;
     /** Per member: clock.nanoTime() before which it is tried after the others. */
-    private final AtomicLongArray avoidUntil;
+    final AtomicLongArray avoidUntil;
 
     /** A source that reads self directly first (see the class comment), with the default deadline. */
     public DecodedRangeSource(StripeLayout stripe, int self, ErasureCoder coder, StripeMemberReader members,
@@ -225,7 +226,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     {
         long offset = checksums.chunkStart(firstChunk);
         int len = (int) runLength(firstChunk, count);
-        try (Run run = new Run(offset, len))
+        try (DecodedRun run = new DecodedRun(this, offset, len))
         {
             if (selfFirst && clock.nanoTime() - selfRetryAt >= 0)
             {
@@ -240,7 +241,7 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     }
 
     /** Bytes [offset, offset+len) of member, zero-padded past its real length; exactly len bytes, position 0. */
-    private ByteBuffer readMember(StripeLayout stripe, int member, long offset, int len) throws IOException
+    ByteBuffer readMember(StripeLayout stripe, int member, long offset, int len) throws IOException
     {
         int avail = available(stripe, member, offset, len);
         ByteBuffer buf = ByteBuffer.allocate(len);
@@ -258,334 +259,14 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     }
 
     /** How many of bytes [offset, offset+len) of member lie below its real length. */
-    private static int available(StripeLayout stripe, int member, long offset, int len)
+    static int available(StripeLayout stripe, int member, long offset, int len)
     {
         return (int) Math.max(0, Math.min(len, stripe.memberLength(member) - offset));
     }
 
-    private void avoid(int member)
+    /** Puts member last in the runs' preference order for {@value #MEMBER_AVOID_MILLIS} ms. */
+    void avoid(int member)
     {
         avoidUntil.set(member, clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MEMBER_AVOID_MILLIS));
-    }
-
-    private static String member(StripeLayout stripe, int i)
-    {
-        return "member " + i + " (" + stripe.locators().get(i) + ")";
-    }
-
-    private static long millis(long nanos)
-    {
-        return TimeUnit.NANOSECONDS.toMillis(nanos);
-    }
-
-    /** One run [offset, offset+len): its member reads and its deadline. Used by one thread. */
-    private final class Run implements AutoCloseable
-    {
-        final long offset;
-        final int len;
-        final long start;
-        final long deadline;
-        final MemberFetches fetches;
-        /** The layout this run decodes with, whatever {@link #relayout} does meanwhile. */
-        final StripeLayout layout = stripe;
-        /** Why self is not the source of this run (for error messages). */
-        String selfState;
-
-        Run(long offset, int len)
-        {
-            this.offset = offset;
-            this.len = len;
-            this.start = clock.nanoTime();
-            this.deadline = start + deadlineNanos;
-            this.fetches = new MemberFetches(layout.k() + layout.m(), m -> readMember(layout, m, offset, len), context);
-            this.selfState = selfFirst ? "being reconstructed (its direct read failed within the last " + SELF_RETRY_MILLIS + " ms)"
-                                       : "being reconstructed (not read directly)";
-        }
-
-        String range()
-        {
-            return "bytes " + offset + ".." + (offset + len);
-        }
-
-        /** The verified run read from self's own locator, or null (failure logged, self skipped for a while). */
-        ByteBuffer readSelf(long firstChunk, int count) throws IOException
-        {
-            fetches.start(self);
-            long until = start + Math.min(hedgeNanos, deadlineNanos);
-            String failure;
-            if (fetches.awaitNext(until) == self && fetches.fetched(self))
-            {
-                ByteBuffer out = fetches.bytes(self);
-                try
-                {
-                    verifyRun(out, firstChunk, count);
-                    counters.directRuns.increment();
-                    if (selfFailing)
-                    {
-                        selfFailing = false;
-                        logger.info("{}: member {} is readable directly again", describe(), self);
-                    }
-                    return out;
-                }
-                catch (ChunkCorruptionException e)
-                {
-                    failure = e.getMessage();
-                }
-            }
-            else if (fetches.failed(self))
-            {
-                failure = fetches.reason(self);
-            }
-            else
-            {
-                failure = "no answer within " + millis(clock.nanoTime() - start) + " ms";
-                fetches.abandon(self, failure);
-            }
-            selfState = "being reconstructed (direct read failed: " + failure + ")";
-            selfRetryAt = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SELF_RETRY_MILLIS);
-            if (!selfFailing)
-            {
-                selfFailing = true;
-                logger.info("{}: direct read of member {} at {}+{} failed ({}); reconstructing from k={} others for {} ms",
-                            describe(), self, offset, len, failure, layout.k(), SELF_RETRY_MILLIS);
-            }
-            return null;
-        }
-
-        ByteBuffer reconstruct(long firstChunk, int count) throws IOException
-        {
-            List<Integer> used = gather(layout.k(), List.of());
-            if (used == null)
-                throw unavailable();
-            avoidSlow(used);
-            ByteBuffer out = decode(used);
-            ChunkCorruptionException corruption;
-            try
-            {
-                verifyRun(out, firstChunk, count);
-                return out;
-            }
-            catch (ChunkCorruptionException e)
-            {
-                corruption = e;
-            }
-            // A survivor returned wrong bytes, we do not know which: with a spare, try each set that replaces one
-            // survivor by it.
-            List<Integer> spare = gather(1, used);
-            if (spare != null)
-            {
-                for (int excluded : used)
-                {
-                    List<Integer> set = new ArrayList<>(used);
-                    set.remove(Integer.valueOf(excluded));
-                    set.add(spare.get(0));
-                    out = decode(set);
-                    try
-                    {
-                        verifyRun(out, firstChunk, count);
-                        counters.repairs.increment(); // this set excludes the survivor that returned wrong bytes
-                        return out;
-                    }
-                    catch (ChunkCorruptionException e)
-                    {
-                        corruption = e;
-                    }
-                }
-            }
-            throw new ChunkCorruptionException(describe() + ": no set of " + layout.k() + " survivors reconstructs "
-                                                + range() + " with matching checksums (" + corruption.getMessage() + ")");
-        }
-
-        /**
-         * The first {@code need} members (in preference order, outside exclude) whose reads succeeded, starting reads
-         * as needed; null if fewer than need can succeed. Throws the deadline error when the run's time is up.
-         */
-        List<Integer> gather(int need, List<Integer> exclude) throws IOException
-        {
-            long hedgeAt = clock.nanoTime() + hedgeNanos;
-            boolean hedged = false;
-            while (true)
-            {
-                List<Integer> order = order(exclude);
-                int ok = 0, running = 0;
-                for (int m : order)
-                    if (fetches.fetched(m))
-                        ok++;
-                    else if (fetches.running(m))
-                        running++;
-                // keep enough reads going to reach need (right after a failure, the next member starts)
-                for (int m : order)
-                {
-                    if (ok + running >= need)
-                        break;
-                    if (!fetches.started(m))
-                    {
-                        if (start(m))
-                            ok++;
-                        else
-                            running++;
-                    }
-                }
-                if (ok >= need)
-                {
-                    List<Integer> out = new ArrayList<>(need);
-                    for (int m : order)
-                        if (out.size() < need && fetches.fetched(m))
-                            out.add(m);
-                    return out;
-                }
-                if (ok + running < need)
-                    return null;
-                long now = clock.nanoTime();
-                if (now - deadline >= 0)
-                    throw deadlineExceeded(need, ok);
-                if (!hedged && now - hedgeAt >= 0)
-                {
-                    // reads outstanding this long are probably stuck: race one more member against each of them
-                    hedged = true;
-                    int extra = 0;
-                    for (int m : order)
-                        if (fetches.running(m))
-                        {
-                            avoid(m); // tried last by the next runs too
-                            extra++;
-                        }
-                    for (int m : order)
-                        if (extra > 0 && !fetches.started(m))
-                        {
-                            start(m);
-                            extra--;
-                        }
-                    continue;
-                }
-                int done = fetches.awaitNext(hedged || deadline - hedgeAt < 0 ? deadline : hedgeAt);
-                if (done >= 0)
-                    settle(done);
-            }
-        }
-
-        /**
-         * Puts last (for {@value #MEMBER_AVOID_MILLIS} ms) each survivor of {@code used} that answered much later than
-         * the fastest one (see the class comment), as long as a member outside {@code used} that is not put last
-         * itself could take its place.
-         */
-        private void avoidSlow(List<Integer> used)
-        {
-            long fastest = Long.MAX_VALUE;
-            for (int m : used)
-                if (fetches.elapsedNanos(m) >= 0)
-                    fastest = Math.min(fastest, fetches.elapsedNanos(m));
-            if (fastest == Long.MAX_VALUE)
-                return;
-            long limit = Math.max(SLOW_FACTOR * fastest, fastest + TimeUnit.MILLISECONDS.toNanos(SLOW_FLOOR_MILLIS));
-            // a spare is a member outside used that is not itself put last (replacing a slow member by another
-            // known-slow one gains nothing: with every spare slow, the current set stays)
-            long now = clock.nanoTime();
-            int spares = 0;
-            for (int m : order(used))
-                if (now - avoidUntil.get(m) >= 0)
-                    spares++;
-            for (int m : used)
-                if (spares > 0 && fetches.elapsedNanos(m) > limit)
-                {
-                    avoid(m);
-                    counters.slowAvoided.increment();
-                    spares--;
-                }
-        }
-
-        /** Starts reading member m; true if its bytes are known without I/O (zero: member, or past its length). */
-        private boolean start(int m)
-        {
-            if (available(layout, m, offset, len) == 0 || LocatorMemberReader.isZero(layout.locators().get(m)))
-            {
-                fetches.complete(m, ByteBuffer.allocate(len));
-                return true;
-            }
-            fetches.start(m);
-            return false;
-        }
-
-        /** Bookkeeping after member m's read finished. */
-        private void settle(int m)
-        {
-            if (fetches.fetched(m))
-            {
-                avoidUntil.set(m, clock.nanoTime()); // answers again: back in preference order
-                return;
-            }
-            Throwable e = fetches.error(m);
-            if (e instanceof RuntimeException re)
-                throw re; // a bug or a malformed locator, not an unavailable member
-            if (e instanceof Error err)
-                throw err;
-            avoid(m);
-        }
-
-        /** Members other than self and exclude that have not failed in this run: data first, avoided ones last. */
-        private List<Integer> order(List<Integer> exclude)
-        {
-            List<Integer> out = new ArrayList<>(), later = new ArrayList<>();
-            long now = clock.nanoTime();
-            for (int i = 0; i < layout.k() + layout.m(); i++)
-                if (i != self && !exclude.contains(i) && !fetches.failed(i))
-                    (now - avoidUntil.get(i) < 0 ? later : out).add(i);
-            out.addAll(later);
-            return out;
-        }
-
-        private ByteBuffer decode(List<Integer> set)
-        {
-            ByteBuffer[] chunks = new ByteBuffer[layout.k() + layout.m()];
-            for (int m : set)
-                chunks[m] = fetches.bytes(m);
-            ByteBuffer out = ByteBuffer.allocate(len);
-            chunks[self] = out;
-            coder.reconstruct(chunks, new int[]{ self }, 0, len);
-            return out;
-        }
-
-        private StripeUnavailableException unavailable()
-        {
-            List<Integer> down = new ArrayList<>();
-            StringBuilder why = new StringBuilder(member(layout, self)).append(": ").append(selfState);
-            down.add(self);
-            Throwable cause = null;
-            for (int i = 0; i < layout.k() + layout.m(); i++)
-                if (i != self && fetches.failed(i))
-                {
-                    down.add(i);
-                    why.append("; ").append(member(layout, i)).append(": ").append(fetches.reason(i));
-                    cause = fetches.error(i) == null ? cause : fetches.error(i);
-                }
-            return new StripeUnavailableException(describe() + ": cannot reconstruct " + range() + ": " + down.size() + " of "
-                                                  + (layout.k() + layout.m()) + " stripe members unavailable (more than m="
-                                                  + layout.m() + "): " + why,
-                                                  down.stream().mapToInt(Integer::intValue).toArray(), cause);
-        }
-
-        private IOException deadlineExceeded(int need, int got)
-        {
-            long now = clock.nanoTime();
-            List<String> slow = new ArrayList<>(), failed = new ArrayList<>();
-            for (int i = 0; i < layout.k() + layout.m(); i++)
-                if (fetches.running(i))
-                {
-                    avoid(i);
-                    slow.add(member(layout, i) + " (no answer after " + millis(now - fetches.startedAt(i)) + " ms)");
-                }
-                else if (fetches.failed(i))
-                    failed.add(member(layout, i) + ": " + fetches.reason(i));
-            return new IOException(describe() + ": degraded read of " + range() + " gave up after " + millis(now - start)
-                                   + " ms (deadline " + deadlineMillis() + " ms) with " + got + " of the " + need
-                                   + " member reads it needed; slow: " + (slow.isEmpty() ? "none" : String.join(", ", slow))
-                                   + "; unavailable: " + (failed.isEmpty() ? "none" : String.join("; ", failed)));
-        }
-
-        @Override
-        public void close()
-        {
-            fetches.close();
-        }
     }
 }
