@@ -52,7 +52,22 @@ public final class SimulationMain
             System.err.println("usage: scripts/elect simulate [--seeds N | --seed S] [--first S] [--steps N] [--sabotage none|purge-drops-newer|parity-lost-after-ack] [--verbose]");
             System.exit(2);
         }
-        Files.createDirectories(work);
+        if (!Files.exists(work))
+        {
+            // a work directory this run created goes when the run ends (also on Ctrl-C or SIGTERM); a given one stays
+            Files.createDirectories(work);
+            Path created = work;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try
+                {
+                    SimCluster.deleteTree(created);
+                }
+                catch (java.io.IOException e)
+                {
+                    System.err.println("simulate: could not remove " + created + ": " + e);
+                }
+            }, "simulate-cleanup"));
+        }
         List<Long> list = new ArrayList<>();
         if (single != null)
             list.add(single);
