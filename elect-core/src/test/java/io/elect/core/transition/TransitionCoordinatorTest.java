@@ -46,6 +46,15 @@ class TransitionCoordinatorTest
         return new NodeSnapshot(id, unencoded, primary, primary, 0, 0, 0, 0, 0, 0, 0, c);
     }
 
+    /** Every node of RING with {@code candidates} candidates. */
+    private static Map<String, NodeSnapshot> ringOf(int candidates)
+    {
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        for (Node n : RING)
+            snaps.put(n.id(), node(n.id(), candidates));
+        return snaps;
+    }
+
     private static TransitionCoordinator.Settings settings(double alpha, long fillWaitMillis)
     {
         return new TransitionCoordinator.Settings(alpha, 2, 1, "rs-test", true, false, 64, fillWaitMillis, 100);
@@ -83,9 +92,7 @@ class TransitionCoordinatorTest
         // cluster-wide, one candidate. With 4 nodes and alpha 0.075 the ask is 180 = 45 per node (under half: the
         // cluster-wide choice again). A plan whose per-node shares are just over half a candidate (60 each) would
         // take one candidate per node: 3 x 100 = 300 for an ask of 180, more than 1.5x: cluster-wide, 2 candidates.
-        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
-        for (Node n : RING)
-            snaps.put(n.id(), node(n.id(), 4));
+        Map<String, NodeSnapshot> snaps = ringOf(4);
         AlphaPlanner.Plan plan = TransitionCoordinator.plan(settings(0.075, 0), snaps.values());
         assertEquals(180, plan.encodeBytes(), 1e-6);
         for (AlphaPlanner.NodeAction a : plan.nodes())
@@ -103,9 +110,7 @@ class TransitionCoordinatorTest
     @Test
     void roundEncodesThePlannedShareOnDistinctNodes()
     {
-        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
-        for (Node n : RING)
-            snaps.put(n.id(), node(n.id(), 4));
+        Map<String, NodeSnapshot> snaps = ringOf(4);
         InMemoryStripeStore store = new InMemoryStripeStore();
         ModelParticipant model = new ModelParticipant(store, 1);
         AtomicLong clock = new AtomicLong(1_000_000);
@@ -136,9 +141,7 @@ class TransitionCoordinatorTest
     @Test
     void aHalfStepTooSmallForAnyCandidateTakesTheFullStep()
     {
-        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
-        for (Node n : RING)
-            snaps.put(n.id(), node(n.id(), 4));
+        Map<String, NodeSnapshot> snaps = ringOf(4);
         InMemoryStripeStore store = new InMemoryStripeStore();
         AtomicLong clock = new AtomicLong(1_000_000);
         StripeStateMachine machine = new StripeStateMachine(store, new ModelParticipant(store, 1), clock::get);
@@ -158,9 +161,7 @@ class TransitionCoordinatorTest
     void newSettingsApplyFromTheNextRound()
     {
         // electtool alpha: the coordinator of a table outlives a change of alpha and must plan with the new one
-        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
-        for (Node n : RING)
-            snaps.put(n.id(), node(n.id(), 4));
+        Map<String, NodeSnapshot> snaps = ringOf(4);
         InMemoryStripeStore store = new InMemoryStripeStore();
         AtomicLong clock = new AtomicLong(1_000_000);
         StripeStateMachine machine = new StripeStateMachine(store, new ModelParticipant(store, 1), clock::get);
