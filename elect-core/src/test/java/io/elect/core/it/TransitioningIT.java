@@ -336,7 +336,8 @@ class TransitioningIT
                 return;
             if (System.currentTimeMillis() > deadline)
                 fail((quiescent ? "" : "(stripes still changing) ") + String.join("; ", problems.subList(0, Math.min(5, problems.size()))));
-            System.out.println("orphan check: not quiescent yet (" + (quiescent ? problems.size() + " findings" : "stripes changed during the scan") + "), retrying");
+            System.out.println("orphan check: not quiescent yet (" + (quiescent ? problems.size() + " findings, first: " + problems.get(0)
+                                                                          : "stripes changed during the scan") + "), retrying");
             Thread.sleep(5000);
         }
     }
