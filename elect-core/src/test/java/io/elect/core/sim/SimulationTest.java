@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -42,6 +43,13 @@ class SimulationTest
         work = (Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get("target"))
                .resolve("elect-sim-test-" + ProcessHandle.current().pid());
         Files.createDirectories(work);
+    }
+
+    /** The work directory goes with the test run (leftovers piled up in /dev/shm). */
+    @AfterAll
+    static void removeWork() throws Exception
+    {
+        SimCluster.deleteTree(work);
     }
 
     private static List<Simulation.Result> run(long first, int seeds, int steps, Sabotage sabotage) throws Exception
