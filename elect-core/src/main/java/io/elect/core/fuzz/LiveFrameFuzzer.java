@@ -238,6 +238,12 @@ public final class LiveFrameFuzzer
         m.put(Verbs.OFFLOAD_PARITY, List.of(byTarget.get("verb-offload")));
         m.put(Verbs.OFFLOAD_PRIMARY, List.of(byTarget.get("verb-offload")));
         m.put(Verbs.STRIPE_STATUS, List.of(byTarget.get("verb-stripe-status")));
+        for (int v : new int[]{ Verbs.STUB_PURGE, Verbs.STUB_REMOVE, Verbs.RETIRE_MEMBERS })
+            m.put(v, List.of(byTarget.get("verb-stripe-ref")));
+        m.put(Verbs.PARITY_CHANGE, List.of(byTarget.get("verb-parity-change")));
+        m.put(Verbs.STUB_RELAYOUT, List.of(byTarget.get("verb-stub-relayout")));
+        for (int v : new int[]{ Verbs.REMOVE_MEMBER, Verbs.DESCRIBE_MEMBER })
+            m.put(v, List.of(byTarget.get("verb-member")));
         return m;
     }
 

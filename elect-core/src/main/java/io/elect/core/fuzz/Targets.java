@@ -170,6 +170,7 @@ public final class Targets
                                                                    List.of(new CandidateInfo("12", 100, 0.5, 1000), new CandidateInfo("3gk1", 7, 0, 9))).encode()),
                         NodeSnapshot::decode, null));
         out.add(msg("verb-member", List.of(new MemberRequest(TABLE, "12", STRIPE).encode()), MemberRequest::decode, null));
+        out.add(msg("verb-stripe-ref", List.of(new TransitionMessages.StripeRef(TABLE, STRIPE).encode()), TransitionMessages.StripeRef::decode, null));
         out.add(msg("verb-member-info", List.of(new MemberInfo("/d/nb-12-big-Data.db", sums(), components()).encode()), MemberInfo::decode, null));
         out.add(msg("verb-build-parity", List.of(new BuildParityRequest(TABLE, STRIPE, layout(), 0, false).encode()), BuildParityRequest::decode, null));
         out.add(msg("verb-parity-info", List.of(new ParityInfo("node:127.0.0.3:7070/p/x.parity", 200_000).encode()), ParityInfo::decode, null));
