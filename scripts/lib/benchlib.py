@@ -184,6 +184,28 @@ class Suite:
             self.log(f"no picture: {(r.stderr or r.stdout).strip()[-500:]}")
         return r.returncode == 0
 
+    # -------------------------------------------------------------------------------- cluster state
+    def ring_view(self, i):
+        """{address: 'UN'|'DN'|...} as node i sees the ring, or None if it cannot be asked."""
+        r = self.run([CLUSTER, "nodetool", str(i), "status"], timeout=60, check=False)
+        if r.returncode != 0:
+            return None
+        return {m.group(2): m.group(1) for m in re.finditer(r"^([UD][NLJM])\s+(\S+)", r.stdout, re.M)}
+
+    def wait_ring(self, observers, want, what, timeout):
+        """Waits until every node in observers sees every address of want (address -> state) in that state; dies
+        naming what is missing after timeout seconds."""
+        deadline = time.time() + timeout
+        while True:
+            views = {i: self.ring_view(i) for i in observers}
+            missing = [f"node {i} sees {addr} {(v or {}).get(addr, '?') if v is not None else 'nothing (nodetool failed)'}"
+                       for i, v in views.items() for addr, state in want.items() if v is None or v.get(addr) != state]
+            if not missing:
+                return
+            if time.time() >= deadline:
+                self.die(f"{what}: not seen within {timeout} s: {'; '.join(missing[:6])}")
+            time.sleep(3)
+
     # -------------------------------------------------------------------------------- redundancy transitioning
     def storage_report(self, node=1):
         """The parsed `electtool storage --json` report of node, or None (with the reason logged) if electtool

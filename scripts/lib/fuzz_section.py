@@ -17,4 +17,5 @@ for t in d["targets"]:
           f"{t['max_allocated_bytes'] / 1048576:.1f} MiB | {t['max_millis']} |")
 print(f"\nTotal violations: {d['violations']}. Before the fixes of issue 19 these runs found: StripeLayout k+m integer "
       "overflow (OutOfMemoryError), NodeSnapshot 2^31 x 0 cells (OutOfMemoryError), a NUL in a redirect path "
-      "(InvalidPathException), a self-referencing YAML alias in `elect:` (StackOverflowError); see docs/security.md.")
+      "(InvalidPathException), a self-referencing YAML alias in `elect:` (StackOverflowError), a null entry in a list "
+      "field of a verb payload (STUB_RELAYOUT's parity locators: NullPointerException); see docs/security.md.")

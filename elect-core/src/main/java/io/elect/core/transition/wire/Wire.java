@@ -186,7 +186,12 @@ public final class Wire
             int n = count(field, 4);
             List<String> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++)
-                out.add(str(field));
+            {
+                String s = str(field);
+                if (s == null) // str's null marker is for optional fields, never a list entry
+                    throw new IllegalArgumentException(what + ": null entry " + i + " in list field '" + field + "'");
+                out.add(s);
+            }
             return out;
         }
 

@@ -17,6 +17,7 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ChangeMessagesTest
 {
@@ -61,6 +62,19 @@ class ChangeMessagesTest
         assertEquals(20000, next.stripeLength(), "the code length stays when its longest member goes");
         assertEquals(new RelayoutResult(3, 1), RelayoutResult.decode(new RelayoutResult(3, 1).encode()));
         assertEquals(new MemberLocation("cold:s3/k", SUMS).locator(), MemberLocation.decode(new MemberLocation("cold:s3/k", SUMS).encode()).locator());
+    }
+
+    /** Found by scripts/fuzz formats: a list entry with the null marker (length -1) was a NullPointerException. */
+    @Test
+    void aNullListEntryIsACleanRejection()
+    {
+        RelayoutRequest r = new RelayoutRequest(T, "00112233445566778899aabbccddeeff", 1, 0, LocatorMemberReader.zero(), 0, List.of("x"));
+        byte[] b = r.encode();
+        // the last entry is "x": length 1, then one byte; make it the null marker and drop the byte
+        byte[] bad = java.util.Arrays.copyOf(b, b.length - 1);
+        java.nio.ByteBuffer.wrap(bad).putInt(bad.length - 4, -1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RelayoutRequest.decode(bad));
+        assertTrue(e.getMessage().contains("parityLocators"), e.getMessage());
     }
 
     @Test
