@@ -20,6 +20,8 @@ import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
 import org.apache.cassandra.db.compaction.OperationType;
 import org.apache.cassandra.db.lifecycle.LifecycleTransaction;
+import org.apache.cassandra.db.lifecycle.SSTableSet;
+import org.apache.cassandra.db.lifecycle.View;
 import org.apache.cassandra.io.sstable.Component;
 import org.apache.cassandra.io.sstable.Descriptor;
 import org.apache.cassandra.io.sstable.format.SSTableFormat;
@@ -368,6 +370,24 @@ public final class CassandraTables implements LocalTables
         }
         return TieredSSTables.live(cfs, desc).orElseThrow(() -> new IOException(desc + " was installed but is not live"))
                              .descriptor.id.toString();
+    }
+
+    @Override
+    public Merged mergeMember(TableRef t, String id, String tag, Predicate<String> replicated, double minShare) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        Map<String, String> tags = bridge.frozen().frozen(cfs);
+        try (ColumnFamilyStore.RefViewFragment view = cfs.selectAndReference(View.selectFunction(SSTableSet.LIVE)))
+        {
+            SSTableReader f = null;
+            for (SSTableReader r : view.sstables)
+                if (r.descriptor.id.toString().equals(id))
+                    f = r;
+            if (f == null || TieredSSTables.isTiered(f) || !tag.equals(tags.get(id)))
+                throw new IllegalStateException("sstable " + id + " of " + t + " is not a live LOCAL member frozen under " + tag);
+            List<SSTableReader> shadows = MemberMerge.shadows(f, tag, view.sstables, tags, replicated);
+            return MemberMerge.merge(cfs, f, shadows, minShare, x -> bridge.frozen().registerBeforeLoad(cfs, x, tag), bridge.node().clock());
+        }
     }
 
     @Override

@@ -657,7 +657,7 @@ public final class SecondaryStubs
      * (MetadataCollector(Iterable, ...) copies those of SSTables of this host): otherwise a restart could replay
      * segments X covered and bring the purged versions back into a memtable (harmless, but undoing the purge).
      */
-    private static SSTableWriter newWriter(ColumnFamilyStore cfs, File dir, SSTableReader x, LifecycleTransaction txn)
+    static SSTableWriter newWriter(ColumnFamilyStore cfs, File dir, SSTableReader x, LifecycleTransaction txn)
     {
         StatsMetadata meta = x.getSSTableMetadata();
         Descriptor desc = cfs.newSSTableDescriptor(dir);

@@ -43,6 +43,13 @@ public final class ElectConfig
     public final int transportRetries;
     public final int transitionIntervalSeconds;
     /**
+     * Member merges (issue 16, docs/design/updates.md): replace an encoded member whose obsolete share reaches
+     * {@link #memberMergeMinObsoleteShare} by its next version. Off by default until it has run on real clusters as
+     * long as the other steps (it is covered by the simulation and a single-node test of the SSTable writer).
+     */
+    public final boolean memberMergeEnabled;
+    public final double memberMergeMinObsoleteShare;
+    /**
      * "none", "tls", or null when the key is left out: then the ELECT transport uses TLS exactly when Cassandra's
      * {@code server_encryption_options.internode_encryption} is not {@code none} (resolved by the bridge, which
      * reads Cassandra's settings; see docs/security.md).
@@ -72,6 +79,8 @@ public final class ElectConfig
         transportRequestTimeoutMillis = r.intIn("transport_request_timeout_ms", 10_000, 1, 3_600_000);
         transportRetries = r.intIn("transport_retries", 3, 0, 100);
         transitionIntervalSeconds = r.intIn("transition_interval_seconds", 60, 1, 86400);
+        memberMergeEnabled = r.bool("member_merge_enabled", false);
+        memberMergeMinObsoleteShare = r.doubleIn("member_merge_min_obsolete_share", 0.25, 0.0, 1.0, false);
         transportEncryption = r.oneOf("transport_encryption", null, TRANSPORT_ENCRYPTIONS);
         r.rejectUnknownKeys();
     }
@@ -114,6 +123,8 @@ public final class ElectConfig
         m.put("transport_request_timeout_ms", transportRequestTimeoutMillis);
         m.put("transport_retries", transportRetries);
         m.put("transition_interval_seconds", transitionIntervalSeconds);
+        m.put("member_merge_enabled", memberMergeEnabled);
+        m.put("member_merge_min_obsolete_share", memberMergeMinObsoleteShare);
         m.put("transport_encryption", transportEncryption == null ? "default (tls if internode_encryption is not none)" : transportEncryption);
         return m;
     }

@@ -182,6 +182,10 @@ public final class Targets
                     ChangeMessages.ParityChangeRequest::decode, null));
         out.add(msg("verb-stub-relayout", List.of(new ChangeMessages.RelayoutRequest(TABLE, STRIPE, 1, 0, "zero:", 0, List.of("node:127.0.0.3:7070/p/x.g1.parity")).encode()),
                     ChangeMessages.RelayoutRequest::decode, null));
+        out.add(msg("verb-merge-member", List.of(new ChangeMessages.MergeRequest(TABLE, "12", STRIPE, 0.25).encode()),
+                    ChangeMessages.MergeRequest::decode, null));
+        out.add(msg("verb-merge-result", List.of(new ChangeMessages.MergeResult("13", 900, 1000).encode(), ChangeMessages.MergeResult.declined(1000).encode()),
+                    ChangeMessages.MergeResult::decode, null));
         out.add(msg("verb-relayout-result", List.of(new ChangeMessages.RelayoutResult(2, 1).encode()), ChangeMessages.RelayoutResult::decode, null));
         out.add(msg("verb-member-location", List.of(new TransitionMessages.MemberLocation("cold:s3/k", sums()).encode()),
                     TransitionMessages.MemberLocation::decode, null));

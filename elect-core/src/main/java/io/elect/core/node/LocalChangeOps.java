@@ -24,6 +24,8 @@ import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
 import io.elect.core.config.ColdTierStores;
 import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.wire.ChangeMessages.MergeRequest;
+import io.elect.core.transition.wire.ChangeMessages.MergeResult;
 import io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest;
 import io.elect.core.transition.wire.ChangeMessages.RelayoutRequest;
 import io.elect.core.transition.wire.ChangeMessages.RelayoutResult;
@@ -47,10 +49,12 @@ final class LocalChangeOps
     static final String RECALLED_SUFFIX = ".recalled";
 
     private final NodeContext node;
+    private final MergeMarkers merges;
 
-    LocalChangeOps(NodeContext node)
+    LocalChangeOps(NodeContext node, MergeMarkers merges)
     {
         this.node = node;
+        this.merges = merges;
     }
 
     void register()
@@ -59,6 +63,7 @@ final class LocalChangeOps
         node.transport().register(Verbs.PARITY_CHANGE, p -> parityChange(ParityChangeRequest.decode(p)).encode());
         node.transport().register(Verbs.STUB_RELAYOUT, p -> relayout(RelayoutRequest.decode(p)).encode());
         node.transport().register(Verbs.REMOVE_MEMBER, p -> removeMember(MemberRequest.decode(p)).encode());
+        node.transport().register(Verbs.MERGE_MEMBER, p -> merge(MergeRequest.decode(p)).encode());
     }
 
     private StripeRecord record(String stripeId)
@@ -67,9 +72,22 @@ final class LocalChangeOps
                    .orElseThrow(() -> new IllegalStateException("stripe " + stripeId + " has no record"));
     }
 
-    /** This node's live member file of the stripe named {@code sstable} (its id, or the one file frozen under the stripe). */
+    /**
+     * This node's live member file of the stripe named {@code sstable}: the file with that id, or else the one file
+     * frozen under the stripe that the record does not name otherwise (an offloaded member has a new id; during a
+     * merge the member's next version is frozen under the stripe too, and is never taken for the previous one).
+     */
     private TableFile memberFile(TableRef t, String sstable, String stripeId) throws IOException
     {
+        StripeRecord r = node.store().get(StripeId.parse(stripeId)).orElse(null);
+        java.util.Set<String> named = new java.util.HashSet<>();
+        if (r != null)
+        {
+            r.members().forEach(m -> named.add(m.sstable()));
+            if (r.change() != null)
+                named.add(r.change().previous().sstable());
+        }
+        named.remove(RemoteStripeParticipant.memberName(t, sstable));
         TableFile tagged = null;
         int n = 0;
         for (TableFile f : node.tables().files(t))
@@ -78,13 +96,68 @@ final class LocalChangeOps
                 continue;
             if (f.id().equals(sstable))
                 return f;
-            if (stripeId.equals(f.frozenTag()))
+            if (stripeId.equals(f.frozenTag()) && !named.contains(RemoteStripeParticipant.memberName(t, f.id())))
             {
                 tagged = f;
                 n++;
             }
         }
-        return n == 1 ? tagged : null; // an offloaded member has a new id; two members of one stripe here are ambiguous
+        return n == 1 ? tagged : null; // two candidates are ambiguous
+    }
+
+    /**
+     * MERGE_MEMBER: writes the next version of this node's LOCAL member of a COMMITTED stripe (LocalTables#mergeMember:
+     * without what newer members and stubs of other stripes that stubs have reached shadow), live and frozen under
+     * the stripe beside the member, or declines. Idempotent: a next version this process wrote for the member
+     * ({@link MergeMarkers}) is returned. Nothing names it until the coordinator records the change; NodeMaintenance
+     * deletes one left unnamed.
+     */
+    MergeResult merge(MergeRequest req) throws IOException
+    {
+        TableRef t = req.table();
+        StripeRecord r = record(req.stripeId());
+        if (r.state() != StripeState.COMMITTED)
+            throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + ": only a COMMITTED stripe's member is merged");
+        String name = RemoteStripeParticipant.memberName(t, req.sstable());
+        if (r.members().stream().noneMatch(m -> !m.isVirtual() && node.self().equals(m.node()) && name.equals(m.sstable())))
+            throw new IllegalStateException("stripe " + req.stripeId() + " has no member " + name + " on " + node.self());
+        TableFile f = null;
+        for (TableFile x : node.tables().files(t))
+            if (x.id().equals(req.sstable()) && !x.isStub())
+                f = x;
+        if (f == null || f.source() != LocalTables.Source.LOCAL || !req.stripeId().equals(f.frozenTag()))
+            throw new IllegalStateException("member " + name + " of stripe " + req.stripeId() + " is not a live LOCAL file of " + node.self()
+                                            + (f == null ? "" : " (" + f.source() + ")") + ": only local members are merged");
+        java.util.Optional<MergeMarkers.Marker> earlier = merges.of(req.stripeId(), t, f.id());
+        if (earlier.isPresent())
+            for (TableFile x : node.tables().files(t))
+                if (x.id().equals(earlier.get().next()))
+                    return new MergeResult(x.id(), x.dataBytes(), f.dataBytes()); // a retry: the next version already written
+        long start = node.clock().nanoTime();
+        LocalTables.Merged m = node.tables().mergeMember(t, f.id(), req.stripeId(), this::replicated, req.minShare());
+        if (m == null)
+        {
+            logger.debug("member {} of stripe {} ({}) not merged: would free less than {} of its {} bytes", f.id(), req.stripeId(), t,
+                         req.minShare(), f.dataBytes());
+            return MergeResult.declined(f.dataBytes());
+        }
+        merges.put(new MergeMarkers.Marker(t, req.stripeId(), f.id(), m.id(), node.clock().millis()));
+        logger.info("member {} of stripe {} ({}) merged into {}: {} -> {} data bytes ({} ms)", f.id(), req.stripeId(), t, m.id(),
+                    m.bytesBefore(), m.dataBytes(), node.clock().millisSince(start));
+        return new MergeResult(m.id(), m.dataBytes(), m.bytesBefore());
+    }
+
+    /** Whether a stripe's stubs are on every replica of its members' ranges and stay (mergeMember's shadows). */
+    private boolean replicated(String tag)
+    {
+        try
+        {
+            return node.store().get(StripeId.parse(tag)).map(x -> x.state().purgesMayHaveBegun()).orElse(false);
+        }
+        catch (IllegalArgumentException e)
+        {
+            return false; // not a stripe id
+        }
     }
 
     /**
@@ -257,8 +330,9 @@ final class LocalChangeOps
     }
 
     /**
-     * STUB_RELAYOUT: every stub of the stripe here switches to the request's plan; stubs of the changed member itself
-     * are removed (a removal; a replacement's new stubs are not built yet and refused). Done only while the stripe is
+     * STUB_RELAYOUT: every stub of the stripe here switches to the request's plan; stubs of the changed member's
+     * previous version are removed (a replacement's next version has its own stubs already, installed under the new
+     * plan: they are kept). Done only while the stripe is
      * CHANGING to that generation; once it is past (CHANGED or COMMITTED at that generation) every stub has switched
      * and the answer is empty.
      */
@@ -271,9 +345,6 @@ final class LocalChangeOps
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " at parity generation "
                                             + r.parityGeneration() + ": stubs not switched to generation " + req.generation());
         boolean removal = LocatorMemberReader.isZero(req.slotLocator());
-        if (!removal)
-            throw new UnsupportedOperationException("stripe " + req.stripeId() + ": replacing member " + req.slot()
-                                                    + " by a new version is not built yet (only removals)");
         TableRef t = req.table();
         if (!node.tables().exists(t))
             return new RelayoutResult(0, 0);
@@ -283,7 +354,9 @@ final class LocalChangeOps
         {
             if (!f.isStub() || !req.stripeId().equals(f.frozenTag()))
                 continue;
-            if (f.sidecar().self() == req.slot())
+            StripeLayout own = f.sidecar().stripe();
+            boolean next = !removal && own.locators().get(req.slot()).equals(req.slotLocator()) && own.memberLength(req.slot()) == req.slotLength();
+            if (f.sidecar().self() == req.slot() && !next)
             {
                 node.tables().removeStub(t, f.id());
                 removed++;

@@ -198,6 +198,26 @@ public interface LocalTables
      */
     Map<String, Map<Integer, Boolean>> shadowedFiles(TableRef table, boolean scan) throws IOException;
 
+    /** What {@link #mergeMember} wrote: the next version's id and data bytes, and the member's data bytes. */
+    record Merged(String id, long dataBytes, long bytesBefore)
+    {
+    }
+
+    /**
+     * Writes the next version of live LOCAL member {@code id} frozen under {@code tag} and adds it as a live LOCAL
+     * file frozen under the same tag, beside the member (reads see both; the versions the new file holds are the
+     * member's own). The next version is the member without every cell, row marker and deletion that loses, by
+     * Cassandra's reconciliation, to a version held by a frozen file of ANOTHER stripe all of whose data is strictly
+     * newer than the member's (min timestamp above the member's max) and whose stripe {@code replicated} accepts
+     * (its stubs are on every replica of its range, so every replica of the member's keys holds the newer version;
+     * and it is removed only when something newer shadows it in turn). Unfrozen files do not count: a newer version
+     * written at a weak consistency level may be on this replica only. Tombstones are kept (compaction purges them
+     * once their stripe's members are gone, per gc_grace_seconds). Declined (null) when the next version would be
+     * longer than {@code 1 - minShare} of the member's data bytes. Not idempotent: each call that does not decline
+     * writes a new file (the caller remembers what it wrote).
+     */
+    Merged mergeMember(TableRef table, String id, String tag, Predicate<String> replicated, double minShare) throws IOException;
+
     /**
      * Adds a LOCAL file frozen under {@code tag} from a data file and component copies (a member restored by a
      * rebuild); {@code beforeLive} runs once its files are durable and before it is live. Returns its id.

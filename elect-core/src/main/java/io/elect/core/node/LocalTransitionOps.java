@@ -63,6 +63,7 @@ public final class LocalTransitionOps
 
     private final NodeContext node;
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
+    private final MergeMarkers merges = new MergeMarkers();
     private final ColdOffload offload;
     private final NodeSnapshots snapshots;
     private final NodeRebuilds rebuilds;
@@ -73,8 +74,9 @@ public final class LocalTransitionOps
         this.node = node;
         this.rebuilds = rebuilds;
         this.snapshots = new NodeSnapshots(node);
-        this.offload = new ColdOffload(node, this::isPinned, snapshots::readRate);
-        this.maintenance = new NodeMaintenance(node, this, offload);
+        // a merge's next version, not named by a record yet, stays LOCAL: the change flow reads it by its id
+        this.offload = new ColdOffload(node, (t, id) -> isPinned(t, id) || merges.isNextVersion(t, id), snapshots::readRate);
+        this.maintenance = new NodeMaintenance(node, this, offload, merges);
     }
 
     /** This node's snapshot of the table (as SNAPSHOT returns it). */
@@ -132,7 +134,7 @@ public final class LocalTransitionOps
         node.transport().register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
         node.transport().register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
         node.transport().register(Verbs.RETIRE_MEMBERS, p -> retireMembers(StripeRef.decode(p)).encode());
-        new LocalChangeOps(node).register();
+        new LocalChangeOps(node, merges).register();
         node.transport().register(Verbs.OFFLOAD_PARITY, p -> offload.offloadParity(OffloadRequest.decode(p)).encode());
         node.transport().register(Verbs.OFFLOAD_PRIMARY, p -> offload.offloadPrimary(OffloadRequest.decode(p)).encode());
         // READ_MEMBER, with the fallback that serves files moved to the cold tier (and restored under new names)

@@ -226,17 +226,24 @@ final class MemberRestore
 
     // ------------------------------------------------------------------ parity
 
-    /** Parity member j of r on this node: kept if intact, re-marked cold if its object exists, else regenerated. */
+    /**
+     * Parity member j of r on this node: kept if intact, re-marked cold if its object exists, else regenerated from
+     * the layout of a live stub. While a member change is in flight (CHANGING) the stubs may still be on the previous
+     * generation g - 1 (STUB_RELAYOUT has not reached them): the generation regenerated is the one the stub's layout
+     * describes (told apart by the changed slot's length), so a file of generation g never holds g - 1's content
+     * (PARITY_CHANGE computes g from a regenerated g - 1, or keeps a g that matches the target plan).
+     */
     void parity(TableRef table, StripeRecord r, int j) throws IOException
     {
         long start = node.clock().nanoTime();
-        Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j, r.parityGeneration());
-        if (ParityBuilder.verify(file).isPresent())
-        {
-            progress.accept(r.codeLength());
-            count.accept("parity_intact");
-            return;
-        }
+        boolean changing = r.state() == io.elect.core.stripes.StripeState.CHANGING && r.change() != null;
+        for (long g = r.parityGeneration(); g >= (changing ? r.parityGeneration() - 1 : r.parityGeneration()); g--)
+            if (ParityBuilder.verify(node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j, g)).isPresent())
+            {
+                progress.accept(r.codeLength());
+                count.accept("parity_intact");
+                return;
+            }
         StripeStatus status = null;
         for (int i = 0; i < r.k() && status == null; i++)
             if (!r.members().get(i).isVirtual())
@@ -245,7 +252,11 @@ final class MemberRestore
             throw new IOException("no live node holds a stub of any member of stripe " + r.id() + " (" + table
                                   + "): its layout is unknown, parity " + j + " cannot be rebuilt");
         StripeLayout layout = status.stub().layout();
-        String coldKey = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j, r.parityGeneration());
+        long generation = r.parityGeneration();
+        if (changing && layout.memberLength(r.change().slot()) != r.members().get(r.change().slot()).realBytes())
+            generation--; // the stub is still on the previous plan
+        Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j, generation);
+        String coldKey = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j, generation);
         Optional<ColdStore> store = node.tiered().store(ColdTierStores.DEFAULT_STORE);
         if (store.isPresent() && store.get().exists(coldKey))
         {
@@ -259,8 +270,8 @@ final class MemberRestore
             .build(layout, j, node.tiered().members(), file.getParent(), file.getFileName().toString());
         progress.accept(r.codeLength());
         count.accept("parity_regenerated");
-        logger.info("rebuild: parity {} of stripe {} ({}) regenerated from k={} data members: {} bytes ({} ms)", j, r.id(), table,
-                    layout.k(), built.length(), node.clock().millisSince(start));
+        logger.info("rebuild: parity {} of stripe {} ({}) generation {} regenerated from k={} data members: {} bytes ({} ms)", j, r.id(),
+                    table, generation, layout.k(), built.length(), node.clock().millisSince(start));
     }
 
     /** The transport endpoint of a node (all nodes use the same port). */

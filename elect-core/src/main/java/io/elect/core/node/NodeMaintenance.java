@@ -28,14 +28,16 @@ final class NodeMaintenance
     private final NodeContext node;
     private final LocalTransitionOps ops;
     private final ColdOffload offload;
+    private final MergeMarkers merges;
     /** Per stub (table/id): files already purged against it (in memory: a restart re-examines each once). */
     private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
 
-    NodeMaintenance(NodeContext node, LocalTransitionOps ops, ColdOffload offload)
+    NodeMaintenance(NodeContext node, LocalTransitionOps ops, ColdOffload offload, MergeMarkers merges)
     {
         this.node = node;
         this.ops = ops;
         this.offload = offload;
+        this.merges = merges;
     }
 
     /**
@@ -96,10 +98,51 @@ final class NodeMaintenance
             }
         }
         examined.keySet().retainAll(liveStubs);
+        dropUnusedMerges();
         scanShadows();
         recallHot();
         collectColdGarbage();
     }
+
+    /**
+     * Settles the next versions MERGE_MEMBER wrote ({@link MergeMarkers}): forgotten once a record names it (the
+     * change went through) or it is gone; deleted when its stripe is COMMITTED without naming it and it was written
+     * more than {@value #UNUSED_MERGE_MILLIS} ms ago (the coordinator records the change right after the answer; a
+     * younger one may be about to be named; an older one never will be: the member it replaces is what the record
+     * names). It holds a subset of its member's versions, so deleting it changes no read.
+     */
+    private void dropUnusedMerges()
+    {
+        for (MergeMarkers.Marker m : merges.all())
+        {
+            try
+            {
+                StripeState state = ops.stripeStateOrGone(m.stripe());
+                io.elect.core.stripes.StripeRecord r = state == null ? null
+                                                     : node.store().get(io.elect.core.stripes.StripeId.parse(m.stripe())).orElse(null);
+                String name = io.elect.core.transition.RemoteStripeParticipant.memberName(m.table(), m.next());
+                boolean live = node.tables().exists(m.table()) && node.tables().files(m.table()).stream().anyMatch(f -> f.id().equals(m.next()));
+                if (!live || r == null || r.members().stream().anyMatch(x -> name.equals(x.sstable())))
+                {
+                    merges.remove(m); // gone, its stripe gone (retired: every file of it deleted), or named
+                    continue;
+                }
+                if (state != StripeState.COMMITTED || node.clock().millis() - m.writtenMillis() < UNUSED_MERGE_MILLIS)
+                    continue;
+                node.tables().retire(m.table(), m.next(), m.stripe());
+                merges.remove(m);
+                logger.info("unused next version {} of member {} of stripe {} ({}) deleted: no change recorded it", m.next(), m.member(),
+                            m.stripe(), m.table());
+            }
+            catch (IOException | RuntimeException e)
+            {
+                logger.warn("cleanup of the unused next version {} of stripe {} failed (retried next time): {}", m.next(), m.stripe(), e.toString());
+            }
+        }
+    }
+
+    /** How old an unnamed next version must be before {@link #dropUnusedMerges} deletes it. */
+    static final long UNUSED_MERGE_MILLIS = 3_600_000L;
 
     /**
      * Runs the retire step's exact shadow checks that are due (they read whole files; SNAPSHOT only reports their

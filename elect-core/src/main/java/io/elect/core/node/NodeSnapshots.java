@@ -150,13 +150,19 @@ final class NodeSnapshots
         // obsolete versions held by frozen files: cost, not part of what full replication of the live data would
         // hold (capped by what the snapshot counts for those files, so the planner's reference never goes negative)
         long obsolete = 0;
-        for (long b : node.tables().obsoleteBytes(t).values())
+        java.util.Map<String, Long> obsoleteByFile = node.tables().obsoleteBytes(t);
+        for (long b : obsoleteByFile.values())
             obsolete += b;
+        // the member-merge step's trigger: obsolete bytes of this node's LOCAL members, per stripe
+        java.util.Map<String, Long> mergeable = new java.util.HashMap<>();
+        for (LocalTables.TableFile f : node.tables().files(t))
+            if (f.frozenTag() != null && f.source() == LocalTables.Source.LOCAL && obsoleteByFile.getOrDefault(f.id(), 0L) > 0)
+                mergeable.merge(f.frozenTag(), obsoleteByFile.get(f.id()), Long::sum);
         obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
         java.util.Map<String, java.util.Map<Integer, Boolean>> files = node.tables().shadowedFiles(t, false);
         java.util.Map<String, Boolean> stripes = new java.util.HashMap<>();
         files.forEach((stripe, f) -> stripes.put(stripe, !f.containsValue(false)));
         return new NodeSnapshot(node.self(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
-                                stubs, replaced, parity[0], parity[1], candidates, obsolete, stripes, files);
+                                stubs, replaced, parity[0], parity[1], candidates, obsolete, stripes, files, mergeable);
     }
 }

@@ -18,6 +18,7 @@ import io.elect.core.stripes.StripeRecord;
 import io.elect.core.transition.AlphaPlanner.Plan;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.RemoteStripeParticipant;
+import io.elect.core.transition.MemberMerges;
 import io.elect.core.transition.MemberRemoval;
 import io.elect.core.transition.Retirement;
 import io.elect.core.transition.StripeRecovery;
@@ -65,9 +66,12 @@ public final class TransitionService
      */
     private static final Predicate<StripeRecord> NEVER_COLD_AT_BUILD = stripe -> false;
     static final int MAX_STRIPES_PER_ROUND = 16;
+    /** Merges per table and round: each rewrites a member and its parity, so fewer than retirements. */
+    static final int MAX_MERGES_PER_ROUND = 4;
 
     private final NodeContext node;
     private final StripeStateMachine machine;
+    private final RemoteStripeParticipant participant;
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
     private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
@@ -85,7 +89,7 @@ public final class TransitionService
     {
         this.node = node;
         this.savingTarget = node.config().storageSavingTarget;
-        RemoteStripeParticipant participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
+        this.participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
                                                                             () -> node.ring().members(), n -> node.ring().isAlive(n));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
@@ -184,6 +188,9 @@ public final class TransitionService
             // live, but a member every row of which was rewritten holds nothing a read returns).
             if (allUp && removeMembers(table, snaps) > 0)
                 continue;
+            // Then members whose obsolete share is large are replaced by their next version (member merges)
+            if (allUp && node.config().memberMergeEnabled && mergeMembers(table, snaps) > 0)
+                continue;
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
             c.settings(settings()); // alpha may have changed at runtime (electtool alpha)
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
@@ -274,6 +281,50 @@ public final class TransitionService
         node.metrics().counter("Transitioning", "MembersRemoved", table.toString()).inc(removed);
         node.metrics().counter("Transitioning", "MembersRemoved", null).inc(removed);
         return tried;
+    }
+
+    /**
+     * Merges (at most {@link #MAX_MERGES_PER_ROUND}) members whose node reports a large obsolete share
+     * ({@link MemberMerges}): the node writes the next version (MERGE_MEMBER), then the change flow replaces the
+     * member with it. Returns how many merges changed a stripe. A declined merge changes nothing; a change that fails
+     * stays CHANGING or CHANGED and recovery finishes it.
+     */
+    private int mergeMembers(TableRef table, Map<String, NodeSnapshot> snaps)
+    {
+        double share = node.config().memberMergeMinObsoleteShare;
+        List<MemberMerges.Candidate> todo = MemberMerges.mergeable(snaps, node.ring().members(), node.store()::get, share);
+        int tried = 0, merged = 0;
+        for (MemberMerges.Candidate c : todo)
+        {
+            if (tried >= MAX_MERGES_PER_ROUND)
+                break;
+            tried++;
+            io.elect.core.stripes.Member m = c.record().members().get(c.slot());
+            long start = node.clock().nanoTime();
+            try
+            {
+                io.elect.core.transition.wire.ChangeMessages.MergeResult next = participant.prepareMerge(c.record(), c.slot(), share);
+                if (!next.merged())
+                    continue;
+                io.elect.core.stripes.Member replacement = new io.elect.core.stripes.Member(
+                    m.node(), RemoteStripeParticipant.memberName(table, next.sstable()), next.dataBytes());
+                if (machine.change(c.record(), c.slot(), replacement) == io.elect.core.stripes.StripeState.COMMITTED)
+                {
+                    merged++;
+                    logger.info("member {} ({}) of stripe {} of {} merged: replaced by {} ({} -> {} bytes, {} ms)", c.slot(), m.descriptor(),
+                                c.record().id(), table, replacement.descriptor(), next.bytesBefore(), next.dataBytes(),
+                                node.clock().millisSince(start));
+                }
+            }
+            catch (RuntimeException e)
+            {
+                logger.warn("merge of member {} of stripe {} of {} did not finish (recovery retries a recorded change): {}", c.slot(),
+                            c.record().id(), table, e.toString());
+            }
+        }
+        node.metrics().counter("Transitioning", "MembersMerged", table.toString()).inc(merged);
+        node.metrics().counter("Transitioning", "MembersMerged", null).inc(merged);
+        return merged;
     }
 
     /**

@@ -281,6 +281,7 @@ final class SimCluster implements AutoCloseable
     private long retiredByDeadNodes;
     /** Members removed from their stripes by node processes that were killed since. */
     private long removedByDeadNodes;
+    private long mergedByDeadNodes;
     /** Padded choices widened (TransitionCoordinator.viable) by node processes that were killed since. */
     private long widenedByDeadNodes;
 
@@ -298,6 +299,7 @@ final class SimCluster implements AutoCloseable
         {
             retiredByDeadNodes += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
             removedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
+            mergedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
             widenedByDeadNodes += widened(n);
             n.node.close();
         }
@@ -402,6 +404,11 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 removed += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
         out.put("members_removed", removed);
+        long merged = mergedByDeadNodes;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                merged += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
+        out.put("members_merged", merged);
         long widened = widenedByDeadNodes;
         for (SimNode n : nodes)
             if (n.node != null)

@@ -320,6 +320,38 @@ final class SimTables implements LocalTables
         set.remove(f);
     }
 
+    /**
+     * The bridge's rule at row granularity (a sim row is one version of one key): the member's rows whose key a
+     * frozen file of another replicated stripe holds, all of whose data is strictly newer, are dropped.
+     */
+    @Override
+    public Merged mergeMember(TableRef t, String id, String tag, Predicate<String> replicated, double minShare) throws IOException
+    {
+        SimFile f = set.live(t, id);
+        if (f.source != Source.LOCAL || !tag.equals(f.frozenTag))
+            throw new IllegalStateException(node + "/" + id + " is not a LOCAL member frozen under " + tag);
+        long maxTs = f.stat("max_ts=", Long.MAX_VALUE);
+        List<SimFile> shadows = new ArrayList<>();
+        for (SimFile g : set.files.values())
+            if (g != f && g.frozenTag != null && !tag.equals(g.frozenTag) && replicated.test(g.frozenTag) && g.overlaps(f)
+                && g.stat("min_ts=", Long.MIN_VALUE) > maxTs)
+                shadows.add(g);
+        List<Row> kept = new ArrayList<>();
+        for (Row r : set.rows(f))
+            if (shadows.stream().noneMatch(g -> g.covers(r.token()) && g.index.find(r.key(), r.token()) >= 0))
+                kept.add(r);
+        if (kept.isEmpty() || kept.size() == f.index.size())
+            return null; // nothing to free, or everything: a removal's case
+        SimFile next = set.writeLocal(kept, f.level, f.role == null ? -1 : f.role);
+        if (next.dataBytes > (1 - minShare) * f.dataBytes)
+        {
+            set.remove(next);
+            return null;
+        }
+        next.frozenTag = tag;
+        return new Merged(next.id, next.dataBytes, f.dataBytes);
+    }
+
     /** ShadowScan's rule: see {@link SimScans#shadowedFiles}. */
     @Override
     public Map<String, Map<Integer, Boolean>> shadowedFiles(TableRef t, boolean scan) throws IOException

@@ -84,6 +84,12 @@ public final class Simulation
      */
     private double alpha;
     private final int raiseStep;
+    /**
+     * Member merges (issue 16) are on in half the seeds ({@link #mergesOn}); their event (half of one member's keys
+     * written again, so that later members shadow part of it) draws from a generator of its own, so that the seeds
+     * without merges keep their traces.
+     */
+    private final java.util.SplittableRandom mergeEvents;
 
     private Simulation(Options o) throws IOException
     {
@@ -92,6 +98,7 @@ public final class Simulation
         java.util.SplittableRandom operator = new java.util.SplittableRandom(o.seed() ^ 0x0A1FA0A1FAL);
         int third = Math.max(1, o.steps() / 3);
         this.raiseStep = o.alpha() < 0.6 && operator.nextInt(3) == 0 ? third + operator.nextInt(Math.max(1, o.steps() / 2 - third + 1)) : -1;
+        this.mergeEvents = new java.util.SplittableRandom(o.seed() ^ 0x3E26E5L);
         this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o, alpha),
                                 ROWS_PER_FILE, o.sabotage());
         this.faults = new FaultEvents(this, c);
@@ -120,7 +127,15 @@ public final class Simulation
         m.put("transition_interval_seconds", 60);
         m.put("transport_request_timeout_ms", 2000);
         m.put("transport_retries", 3);
+        m.put("member_merge_enabled", mergesOn(o.seed()));
+        m.put("member_merge_min_obsolete_share", 0.25);
         return ElectConfig.fromMap(m);
+    }
+
+    /** Whether member merges are on in a seed's run (half the seeds, by a generator of their own). */
+    static boolean mergesOn(long seed)
+    {
+        return new java.util.SplittableRandom(seed ^ 0x3E26E5L).nextInt(2) == 0;
     }
 
     /** Runs one simulation; never throws for a failure of the system under test (that is a violation). */
@@ -165,6 +180,8 @@ public final class Simulation
     {
         if (step == raiseStep)
             raiseAlpha();
+        if (mergesOn(o.seed()) && mergeEvents.nextInt(25) == 0)
+            overwritePartOfMember();
         int dice = c.random.nextInt(100);
         if (dice < 28)
             writes();
@@ -243,6 +260,26 @@ public final class Simulation
         for (String key : keys)
             ok += write(key, false) ? 1 : 0;
         event("overwrite-member " + n + " " + tag + " " + ok + "/" + keys.size());
+    }
+
+    /**
+     * Half of the keys of one encoded member written again (merge seeds only; node, member and keys drawn from the
+     * merge generator): once the new versions are encoded, later members shadow that half of it, and the merge step
+     * replaces the member with its next version (issue 16).
+     */
+    private void overwritePartOfMember()
+    {
+        SimNode n = c.nodes().get(mergeEvents.nextInt(c.nodes().size()));
+        Map<String, List<String>> members = n.tables.memberKeys();
+        if (members.isEmpty())
+            return;
+        List<String> tags = new ArrayList<>(members.keySet());
+        String tag = tags.get(mergeEvents.nextInt(tags.size()));
+        List<String> keys = members.get(tag);
+        int ok = 0, tried = 0;
+        for (int i = mergeEvents.nextInt(2); i < keys.size(); i += 2, tried++)
+            ok += write(keys.get(i), false) ? 1 : 0;
+        event("overwrite-part-of-member " + n + " " + tag + " " + ok + "/" + tried + " of " + keys.size());
     }
 
     /**

@@ -263,8 +263,9 @@ public final class RemoteStripeParticipant implements StripeParticipant
     /**
      * PARITY_CHANGE on every parity node (generation g + 1 from g and the slot's previous version, read through the
      * locator its node gives, DESCRIBE_MEMBER), then STUB_RELAYOUT on every ring node: all must answer (a stub left on
-     * generation g would decode with parity deleted next). Only removals are built: a replacement is refused by the
-     * nodes.
+     * generation g would decode with parity deleted next). A replacement (a merge: the record's slot names the
+     * member's next version, already live on its node) also installs the next version's stubs on its secondaries,
+     * under the new generation, before STUB_RELAYOUT removes the previous version's.
      */
     @Override
     public void change(StripeRecord stripe)
@@ -318,26 +319,63 @@ public final class RemoteStripeParticipant implements StripeParticipant
             locators.add(PENDING);
         StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
         Member next = stripe.members().get(change.slot());
-        if (!next.isVirtual())
-            throw new UnsupportedOperationException("stripe " + stripe.id() + ": replacing a member by a new version is not built yet");
+        // A replacement (a merge): the next version, live on the member's node beside the previous one
+        MemberLocation after = next.isVirtual() ? null : MemberLocation.decode(
+            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.DESCRIBE_MEMBER,
+                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())),
+                     "DESCRIBE_MEMBER").get(0));
+        if (after != null && after.checksums().length() != next.realBytes())
+            throw new IllegalStateException("stripe " + stripe.id() + " member " + change.slot() + "'s next version " + next.sstable() + " has "
+                                            + after.checksums().length() + " data bytes, the record says " + next.realBytes());
         List<CompletableFuture<byte[]>> parity = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
             parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE,
                             new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
-                                                    beforeSums, null, null).encode()));
+                                                    beforeSums, after == null ? null : after.locator(),
+                                                    after == null ? null : after.checksums()).encode()));
         List<String> parityLocators = new ArrayList<>();
         for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
             parityLocators.add(ParityInfo.decode(answer).locator());
         RelayoutRequest relayout = new RelayoutRequest(table, stripe.id().toString(), stripe.parityGeneration(), change.slot(),
-                                                       LocatorMemberReader.zero(), 0, parityLocators);
+                                                       after == null ? LocatorMemberReader.zero() : after.locator(),
+                                                       after == null ? 0 : after.checksums().length(), parityLocators);
+        if (after != null)
+        {
+            // the next version's stubs on its secondaries, under the new generation, BEFORE the previous version's
+            // stubs go (STUB_RELAYOUT removes them): a secondary always holds one of the two
+            StripeLayout nextLayout = relayout.apply(new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths,
+                                                                      stripe.codeLength(), locators));
+            StubRequest stub = new StubRequest(table, sstableOf(next.sstable()), stripe.id().toString(), nextLayout, change.slot(),
+                                               after.checksums(), List.of());
+            StubResult installed = StubResult.decode(awaitAll(List.of(slow(peerOf.apply(next.node()), Verbs.STUB, stub.encode())), "STUB").get(0));
+            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.COMMIT, // drops the member node's pin of it
+                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())), "COMMIT");
+            logger.info("stripe {}: stubs of member {}'s next version {} installed on {} secondaries", stripe.id(), change.slot(),
+                        next.descriptor(), installed.secondaries());
+        }
         List<CompletableFuture<byte[]>> stubs = new ArrayList<>();
         for (String node : ring.get())
             stubs.add(slow(peerOf.apply(node), Verbs.STUB_RELAYOUT, relayout.encode()));
         RelayoutResult total = new RelayoutResult(0, 0);
         for (byte[] answer : awaitAll(stubs, "STUB_RELAYOUT"))
             total = total.plus(RelayoutResult.decode(answer));
-        logger.info("stripe {}: member {} ({}) removed from parity generation {}; {} stubs switched, {} of it removed", stripe.id(),
-                    change.slot(), change.previous().descriptor(), stripe.parityGeneration(), total.switched(), total.removed());
+        logger.info("stripe {}: member {} ({}) {} in parity generation {}; {} stubs switched, {} of it removed", stripe.id(),
+                    change.slot(), change.previous().descriptor(), after == null ? "removed" : "replaced by " + next.descriptor(),
+                    stripe.parityGeneration(), total.switched(), total.removed());
+    }
+
+    /**
+     * MERGE_MEMBER to the node of member {@code slot} of a COMMITTED stripe: its next version is written (live, frozen
+     * under the stripe, named by no record yet) or the merge declined; the caller records the change.
+     */
+    public io.elect.core.transition.wire.ChangeMessages.MergeResult prepareMerge(StripeRecord stripe, int slot, double minShare)
+    {
+        Member m = stripe.members().get(slot);
+        byte[] answer = awaitAll(List.of(slow(peerOf.apply(m.node()), Verbs.MERGE_MEMBER,
+                                              new io.elect.core.transition.wire.ChangeMessages.MergeRequest(
+                                                  tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString(), minShare).encode())),
+                                 "MERGE_MEMBER").get(0);
+        return io.elect.core.transition.wire.ChangeMessages.MergeResult.decode(answer);
     }
 
     /** REMOVE_MEMBER of the previous version on its node, then DROP_PARITY of the previous generation. */

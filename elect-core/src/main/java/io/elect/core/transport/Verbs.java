@@ -46,6 +46,8 @@ public final class Verbs
     public static final int REMOVE_MEMBER = 36;
     /** Where a committed member's data can be read (local or cold locator) and its checksums. */
     public static final int DESCRIBE_MEMBER = 37;
+    /** Writes the next version of a member (merged: without what newer members shadow), on its node. */
+    public static final int MERGE_MEMBER = 38;
 
     private Verbs()
     {
@@ -75,6 +77,7 @@ public final class Verbs
             case STUB_RELAYOUT -> "STUB_RELAYOUT";
             case REMOVE_MEMBER -> "REMOVE_MEMBER";
             case DESCRIBE_MEMBER -> "DESCRIBE_MEMBER";
+            case MERGE_MEMBER -> "MERGE_MEMBER";
             default -> "verb-" + verb;
         };
     }

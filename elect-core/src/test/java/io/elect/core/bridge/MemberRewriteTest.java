@@ -234,6 +234,56 @@ class MemberRewriteTest
             assertEquals(value(i, 1), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
     }
 
+    /**
+     * A member merge on a real node (LocalTables#mergeMember): half of member F's rows overwritten and the newer
+     * versions frozen under another stripe. An unfrozen newer version does not count (it may be on this replica
+     * only), nor does a stripe the predicate does not accept; then the next version holds exactly the other half,
+     * is live and frozen under F's tag beside F, reads are unchanged, and once F is
+     * retired the next version alone serves every key.
+     */
+    @Test
+    void aMergeDropsWhatANewerReplicatedStripeShadows() throws Exception
+    {
+        String ks = KS + "_merge";
+        ColumnFamilyStore cfs = table(ks, " AND compression = {'enabled': 'false'}");
+        io.elect.core.transition.wire.TransitionMessages.TableRef t = new io.elect.core.transition.wire.TransitionMessages.TableRef(ks, "t");
+        io.elect.core.node.LocalTables tables = NodeHandoff.bridge().localTables();
+        PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?)");
+        for (int i = 0; i < 200; i++)
+            session.execute(insert.bind("k" + i, value(i, 0)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        SSTableReader f = cfs.getLiveSSTables().iterator().next();
+        String fid = f.descriptor.id.toString();
+        String a = "00000000000000000000000000000aaa", b = "00000000000000000000000000000bbb";
+        NodeHandoff.bridge().frozen().freeze(cfs, f, a);
+        for (int i = 0; i < 200; i += 2)
+            session.execute(insert.bind("k" + i, value(i, 1)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        SSTableReader g = cfs.getLiveSSTables().stream().filter(r -> r != f).findFirst().orElseThrow();
+
+        assertNull(tables.mergeMember(t, fid, a, tag -> true, 0.25), "an unfrozen newer version is not a shadow");
+        NodeHandoff.bridge().frozen().freeze(cfs, g, b);
+        assertNull(tables.mergeMember(t, fid, a, tag -> false, 0.25), "a stripe whose stubs are not everywhere is not a shadow");
+        assertNull(tables.mergeMember(t, fid, a, b::equals, 0.6), "frees about half: less than asked");
+        assertEquals(2, cfs.getLiveSSTables().size(), "declined merges leave nothing");
+
+        io.elect.core.node.LocalTables.Merged m = tables.mergeMember(t, fid, a, b::equals, 0.25);
+        assertTrue(m.dataBytes() < m.bytesBefore() * 6 / 10 && m.dataBytes() > m.bytesBefore() * 4 / 10, m.toString());
+        assertEquals(f.onDiskLength(), m.bytesBefore());
+        SSTableReader next = cfs.getLiveSSTables().stream().filter(r -> r.descriptor.id.toString().equals(m.id())).findFirst().orElseThrow();
+        assertEquals(a, NodeHandoff.bridge().frozen().frozen(cfs).get(m.id()), "frozen under the member's stripe");
+        assertEquals(100, EmbeddedNode.layout(next).keys().size(), "the odd keys, which nothing newer shadows");
+        assertTrue(EmbeddedNode.layout(next).keys().stream().allMatch(k -> Integer.parseInt(k.substring(1)) % 2 == 1));
+        assertEquals(3, cfs.getLiveSSTables().size(), "the member, its newer versions and the next version");
+        for (int i = 0; i < 200; i++)
+            assertEquals(value(i, i % 2 == 0 ? 1 : 0), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
+
+        tables.retire(t, fid, a); // what the change flow's REMOVE_MEMBER does once the stripe names the next version
+        assertEquals(2, cfs.getLiveSSTables().size());
+        for (int i = 0; i < 200; i++)
+            assertEquals(value(i, i % 2 == 0 ? 1 : 0), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
+    }
+
     /** Keyspace ks (RF 1, one role: one SSTable per flush) with ELECT table t, autocompaction off. */
     private static ColumnFamilyStore table(String ks, String options)
     {

@@ -87,7 +87,7 @@ class SimulationTest
     {
         int seeds = Integer.getInteger("elect.sim.seeds", SEEDS), steps = Integer.getInteger("elect.sim.steps", STEPS);
         List<String> failures = new ArrayList<>();
-        long decoded = 0, committed = 0, committedWithNodeDown = 0, retired = 0;
+        long decoded = 0, committed = 0, committedWithNodeDown = 0, retired = 0, merged = 0;
         for (Simulation.Result r : run(1, seeds, steps, Sabotage.NONE))
         {
             if (!r.ok())
@@ -96,6 +96,7 @@ class SimulationTest
             committed += ((Number) r.stats().getOrDefault("stripes_committed", 0)).longValue();
             committedWithNodeDown += ((Number) r.stats().getOrDefault("stripes_committed_with_node_down", 0)).longValue();
             retired += ((Number) r.stats().getOrDefault("stripes_retired", 0)).longValue();
+            merged += ((Number) r.stats().getOrDefault("members_merged", 0)).longValue();
         }
         assertEquals(List.of(), failures, failures.size() + " of " + seeds + " seeds failed");
         // the runs did what the invariants are about: stripes committed and degraded reads reconstructed data
@@ -105,6 +106,8 @@ class SimulationTest
         assertTrue(committedWithNodeDown > 0, "stripes committed by rounds run with a node down: " + committedWithNodeDown);
         // full overwrites shadow whole stripes, which the retire step deletes (issue 16), and the invariants held
         assertTrue(retired > 0, "stripes retired over all seeds: " + retired);
+        // partly rewritten members are replaced by their next version in the seeds with merges on (issue 16)
+        assertTrue(merged > 0, "members merged over all seeds: " + merged);
     }
 
     @Test

@@ -157,4 +157,72 @@ public final class ChangeMessages
             return new RelayoutResult(switched + o.switched, removed + o.removed);
         }
     }
+
+    /**
+     * MERGE_MEMBER request, to a member's node: write the next version of member {@code sstable} of the stripe (the
+     * member without what newer members and stubs of other stripes shadow on every replica; docs/design/updates.md)
+     * as a live file frozen under the stripe, unless it would free less than {@code minShare} of the member's data
+     * bytes.
+     */
+    public record MergeRequest(TableRef table, String sstable, String stripeId, double minShare)
+    {
+        public MergeRequest
+        {
+            if (!(minShare >= 0 && minShare <= 1))
+                throw new IllegalArgumentException("MergeRequest: minShare " + minShare + " outside [0, 1]");
+        }
+
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(sstable).str(stripeId).f64(minShare).toBytes();
+        }
+
+        public static MergeRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MergeRequest");
+            MergeRequest out = new MergeRequest(TableRef.read(r), r.str("sstable"), r.str("stripeId"), r.f64("minShare"));
+            r.end();
+            if (out.sstable() == null || out.stripeId() == null)
+                throw new IllegalArgumentException("MergeRequest: sstable and stripeId are required");
+            return out;
+        }
+    }
+
+    /**
+     * MERGE_MEMBER response: the next version's file id and data bytes, and the member's data bytes; {@code sstable}
+     * empty when the merge was declined (it would free less than asked).
+     */
+    public record MergeResult(String sstable, long dataBytes, long bytesBefore)
+    {
+        public MergeResult
+        {
+            if (sstable == null || dataBytes < 0 || bytesBefore < 0 || (!sstable.isEmpty() && dataBytes > bytesBefore))
+                throw new IllegalArgumentException("MergeResult: sstable " + sstable + ", " + dataBytes + " of " + bytesBefore + " bytes");
+        }
+
+        public static MergeResult declined(long bytesBefore)
+        {
+            return new MergeResult("", 0, bytesBefore);
+        }
+
+        public boolean merged()
+        {
+            return !sstable.isEmpty();
+        }
+
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).str(sstable).i64(dataBytes).i64(bytesBefore).toBytes();
+        }
+
+        public static MergeResult decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MergeResult");
+            MergeResult out = new MergeResult(r.str("sstable"), r.i64("dataBytes"), r.i64("bytesBefore"));
+            r.end();
+            return out;
+        }
+    }
 }

@@ -13,16 +13,17 @@ import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
 public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
                            long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
                            long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
-                           Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files)
+                           Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files, Map<String, Long> mergeable)
 {
     /**
      * Payload version of SNAPSHOT responses: 2 added {@code obsolete} (bytes of frozen files' data that a newer
      * version shadows) at the end; 3 added {@code stripes} (for every stripe with a file on the node, whether every
      * such file is fully shadowed: the retire step's detection); 4 added {@code files} (the same per file: a stub's
-     * member index, or -1 for the node's member of the stripe; the member-removal step's detection). An older
-     * node's answer is refused (upgrade every node).
+     * member index, or -1 for the node's member of the stripe; the member-removal step's detection); 5 added
+     * {@code mergeable} (per stripe, the obsolete bytes of this node's LOCAL member of it: the member-merge step's
+     * trigger). An older node's answer is refused (upgrade every node).
      */
-    public static final int SNAPSHOT_VERSION = 4;
+    public static final int SNAPSHOT_VERSION = 5;
 
     public NodeSnapshot
     {
@@ -30,6 +31,17 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
         Map<String, Map<Integer, Boolean>> copy = new java.util.HashMap<>();
         files.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
         files = Map.copyOf(copy);
+        mergeable = Map.copyOf(mergeable);
+    }
+
+    /** A snapshot without merge hints. */
+    public NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
+                        long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
+                        long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
+                        Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files)
+    {
+        this(node, unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
+             parityHot, parityCold, candidates, obsolete, stripes, files, Map.of());
     }
 
     /** A snapshot whose per-file shadow answers are not reported. */
@@ -67,7 +79,7 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
     public NodeSnapshot withoutCandidates()
     {
         return new NodeSnapshot(node, unencoded, 0, 0, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
-                                parityHot, parityCold, List.of(), obsolete, stripes, files);
+                                parityHot, parityCold, List.of(), obsolete, stripes, files, mergeable);
     }
 
     public byte[] encode()
@@ -93,6 +105,9 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
             for (Map.Entry<Integer, Boolean> f : new java.util.TreeMap<>(e.getValue()).entrySet())
                 w.i32(f.getKey()).bool(f.getValue());
         }
+        w.i32(mergeable.size());
+        for (Map.Entry<String, Long> e : new java.util.TreeMap<>(mergeable).entrySet())
+            w.str(e.getKey()).i64(e.getValue());
         return w.toBytes();
     }
 
@@ -142,9 +157,18 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
             if (files.put(id, m) != null)
                 throw new IllegalArgumentException("NodeSnapshot: stripe " + id + " listed twice in files");
         }
+        int nm = r.count("mergeable", 12);
+        Map<String, Long> mergeable = new java.util.HashMap<>();
+        for (int i = 0; i < nm; i++)
+        {
+            String id = r.str("stripe");
+            long bytes = r.i64("obsoleteBytes");
+            if (id == null || bytes < 0 || mergeable.put(id, bytes) != null)
+                throw new IllegalArgumentException("NodeSnapshot: mergeable stripe " + id + " with " + bytes + " bytes invalid or listed twice");
+        }
         r.end();
         return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
-                                replaced, parityHot, parityCold, cands, obsolete, stripes, files);
+                                replaced, parityHot, parityCold, cands, obsolete, stripes, files, mergeable);
     }
 
     /** Hot-tier bytes of the table on this node. */

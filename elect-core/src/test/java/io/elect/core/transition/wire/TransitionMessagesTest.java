@@ -124,7 +124,7 @@ class TransitionMessagesTest
         assertTrue(e.getMessage().contains("version 2"), e.getMessage());
         // a huge count must not allocate: it is checked against the bytes left
         byte[] snap = new NodeSnapshot("n", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of()).encode();
-        snap[snap.length - 20] = 0x7f; // the candidates count (followed by the 8-byte obsolete field, the stripes and files counts)
+        snap[snap.length - 24] = 0x7f; // the candidates count (followed by the 8-byte obsolete field, the stripes, files and mergeable counts)
         assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(snap));
     }
 }
