@@ -386,9 +386,25 @@ public final class CassandraTables implements LocalTables
             if (f == null || TieredSSTables.isTiered(f) || !tag.equals(tags.get(id)))
                 throw new IllegalStateException("sstable " + id + " of " + t + " is not a live LOCAL member frozen under " + tag);
             List<SSTableReader> shadows = MemberMerge.shadows(f, tag, view.sstables, tags, replicated);
-            return MemberMerge.merge(cfs, f, shadows, minShare, x -> bridge.frozen().registerBeforeLoad(cfs, x, tag), bridge.node().clock());
+            // a merge declined against these shadows is declined again: do not rewrite the member every round
+            String key = cfs.metadata().id + "/" + id;
+            java.util.Set<String> against = new java.util.TreeSet<>();
+            shadows.forEach(g -> against.add(g.descriptor.id.toString()));
+            against.add("share=" + minShare);
+            if (against.equals(declinedMerges.get(key)))
+                return null;
+            Merged m = MemberMerge.merge(cfs, f, shadows, minShare, x -> bridge.frozen().registerBeforeLoad(cfs, x, tag), bridge.node().clock());
+            if (m == null)
+                declinedMerges.put(key, against);
+            else
+                declinedMerges.remove(key);
+            declinedMerges.keySet().removeIf(k -> k.startsWith(cfs.metadata().id + "/") && tags.get(k.substring(k.indexOf('/') + 1)) == null);
+            return m;
         }
     }
+
+    /** Merges declined, by "table id/member id": the shadows (ids) and share they were declined against. */
+    private final Map<String, java.util.Set<String>> declinedMerges = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override
     public PurgeResult purge(TableRef t, List<String> shadows, Predicate<String> eligible) throws IOException
