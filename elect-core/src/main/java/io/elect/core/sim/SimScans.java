@@ -116,10 +116,10 @@ final class SimScans
                 }
                 if (shadowed)
                     shadowedKeys++;
-                else if (sabotage != Sabotage.RETIRE_HALF_SHADOWED)
+                else if (sabotage != Sabotage.RETIRE_PARTLY_SHADOWED)
                     break;
             }
-            boolean all = known && (sabotage == Sabotage.RETIRE_HALF_SHADOWED ? 2 * shadowedKeys >= f.index.size()
+            boolean all = known && (sabotage == Sabotage.RETIRE_PARTLY_SHADOWED ? shadowedKeys > 0
                                                                              : shadowedKeys == f.index.size());
             out.computeIfAbsent(f.frozenTag, x -> new HashMap<>()).merge(f.source == Source.DECODED ? f.sidecar.self()
                                                                                                     : LocalTables.MEMBER_FILE,

@@ -135,9 +135,9 @@ class SimulationTest
     }
 
     @Test
-    void retiringAStripeThatIsOnlyHalfShadowedIsCaught() throws Exception
+    void retiringAStripeThatIsOnlyPartlyShadowedIsCaught() throws Exception
     {
-        assertCaught(Sabotage.RETIRE_HALF_SHADOWED);
+        assertCaught(Sabotage.RETIRE_PARTLY_SHADOWED);
     }
 
     private static void assertCaught(Sabotage sabotage) throws Exception
