@@ -91,6 +91,13 @@ final class StorageReport
             tdoc.put("full_replication_bytes", (long) plan.fullReplicationBytes());
             tdoc.put("achieved_saving", plan.fullReplicationBytes() <= 0 ? 0.0 : 1 - plan.hotBytes() / plan.fullReplicationBytes());
             tdoc.put("plan", plan.toMap());
+            // what this node's rounds (as coordinator, since it started) did to encoded data under updates (issue 16)
+            Map<String, Object> changes = new LinkedHashMap<>();
+            changes.put("stripes_retired", node.metrics().counter("Transitioning", "StripesRetired", table.toString()).getCount());
+            changes.put("members_removed", node.metrics().counter("Transitioning", "MembersRemoved", table.toString()).getCount());
+            changes.put("members_merged", node.metrics().counter("Transitioning", "MembersMerged", table.toString()).getCount());
+            changes.put("member_merge_enabled", node.config().memberMergeEnabled);
+            tdoc.put("changes_by_this_node", changes);
             TransitionCoordinator.RoundResult last = transitions.lastRound(table);
             tdoc.put("last_round_on_this_node", last == null ? null : Map.of("planned", last.planned(), "committed", last.committed(),
                                                                               "rolled_back", last.rolledBack(), "failed", last.failed()));

@@ -37,6 +37,11 @@ final class StorageReportText
                                         bytes(n.path("encoded_primary_bytes").asLong()), bytes(n.path("stub_bytes").asLong()),
                                         bytes(n.path("parity_hot_bytes").asLong()), bytes(n.path("cold_bytes").asLong()),
                                         bytes(n.path("obsolete_bytes").asLong())));
+            JsonNode c = t.path("changes_by_this_node");
+            if (!c.isMissingNode())
+                sb.append(String.format("  updates absorbed by this node's rounds since it started: %d stripes retired, %d members removed, "
+                                        + "%d members merged (merges %s)%n", c.path("stripes_retired").asLong(), c.path("members_removed").asLong(),
+                                        c.path("members_merged").asLong(), c.path("member_merge_enabled").asBoolean() ? "on" : "off"));
         }
         sb.append("\nStripes:");
         for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("stripes").fields(); it.hasNext(); )

@@ -1,0 +1,25 @@
+package io.elect.core.tools;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The text form of `electtool storage`: the per-table lines, including what updates made the rounds do. */
+class StorageReportTextTest
+{
+    @Test
+    void showsTheChangesUpdatesCausedWhenReported() throws Exception
+    {
+        String json = "{\"target_saving\":0.6,\"k\":2,\"m\":1,\"live_nodes\":3,\"ring_nodes\":3,\"tables\":[{\"table\":\"ks.t\","
+                      + "\"hot_bytes\":1048576,\"cold_bytes\":0,\"obsolete_bytes\":2048,\"full_replication_bytes\":2097152,"
+                      + "\"achieved_saving\":0.5,\"plan\":{\"reachable\":true},\"nodes\":[{\"node\":\"127.0.0.1\",\"hot_bytes\":1048576}],"
+                      + "\"changes_by_this_node\":{\"stripes_retired\":9,\"members_removed\":1,\"members_merged\":6,\"member_merge_enabled\":true}}],"
+                      + "\"stripes\":{\"committed\":7}}";
+        String text = StorageReportText.render(json);
+        assertTrue(text.contains("9 stripes retired, 1 members removed, 6 members merged (merges on)"), text);
+        assertTrue(text.contains("obsolete in frozen files 2.0 KiB"), text);
+        // an older node's report has no such entry: no line
+        assertFalse(StorageReportText.render(json.replace("\"changes_by_this_node\"", "\"x\"")).contains("members merged"));
+    }
+}
