@@ -200,10 +200,7 @@ class MemberRewriteTest
         io.elect.core.transition.wire.TransitionMessages.TableRef t = new io.elect.core.transition.wire.TransitionMessages.TableRef(ks, "t");
         io.elect.core.node.LocalTables tables = NodeHandoff.bridge().localTables();
         PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?)");
-        for (int i = 0; i < 200; i++)
-            session.execute(insert.bind("k" + i, value(i, 0)));
-        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
-        SSTableReader f = cfs.getLiveSSTables().iterator().next();
+        SSTableReader f = firstVersion(cfs, insert, 200);
         String a = "00000000000000000000000000000aaa", b = "00000000000000000000000000000bbb";
         NodeHandoff.bridge().frozen().freeze(cfs, f, a);
         assertEquals(java.util.Map.of(a, false), tables.shadowedStripes(t, true), "nothing newer");
@@ -249,10 +246,7 @@ class MemberRewriteTest
         io.elect.core.transition.wire.TransitionMessages.TableRef t = new io.elect.core.transition.wire.TransitionMessages.TableRef(ks, "t");
         io.elect.core.node.LocalTables tables = NodeHandoff.bridge().localTables();
         PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?)");
-        for (int i = 0; i < 200; i++)
-            session.execute(insert.bind("k" + i, value(i, 0)));
-        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
-        SSTableReader f = cfs.getLiveSSTables().iterator().next();
+        SSTableReader f = firstVersion(cfs, insert, 200);
         String fid = f.descriptor.id.toString();
         String a = "00000000000000000000000000000aaa", b = "00000000000000000000000000000bbb";
         NodeHandoff.bridge().frozen().freeze(cfs, f, a);
@@ -282,6 +276,15 @@ class MemberRewriteTest
         assertEquals(2, cfs.getLiveSSTables().size());
         for (int i = 0; i < 200; i++)
             assertEquals(value(i, i % 2 == 0 ? 1 : 0), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
+    }
+
+    /** Keys k0..k{n-1} at version 0, flushed: the table's one SSTable. */
+    private static SSTableReader firstVersion(ColumnFamilyStore cfs, PreparedStatement insert, int n)
+    {
+        for (int i = 0; i < n; i++)
+            session.execute(insert.bind("k" + i, value(i, 0)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        return cfs.getLiveSSTables().iterator().next();
     }
 
     /** Keyspace ks (RF 1, one role: one SSTable per flush) with ELECT table t, autocompaction off. */
