@@ -46,8 +46,7 @@ public final class MemberMerges
         Set<StripeId> taken = new HashSet<>(Retirement.retirable(snapshots, ring, records));
         for (MemberRemoval.Candidate c : MemberRemoval.removable(snapshots, ring, records))
             taken.add(c.record().id());
-        List<Candidate> out = new ArrayList<>();
-        Set<StripeId> seen = new HashSet<>();
+        List<Candidate> all = new ArrayList<>();
         for (NodeSnapshot s : snapshots.values())
             for (Map.Entry<String, Long> e : s.mergeable().entrySet())
             {
@@ -70,11 +69,18 @@ public final class MemberMerges
                     Member m = r.get().members().get(i);
                     if (m.isVirtual() || !s.node().equals(m.node()) || m.realBytes() <= 0)
                         continue;
-                    if (e.getValue() >= minShare * m.realBytes() && seen.add(id))
-                        out.add(new Candidate(r.get(), i, e.getValue()));
+                    if (e.getValue() >= minShare * m.realBytes())
+                        all.add(new Candidate(r.get(), i, e.getValue()));
                 }
             }
-        out.sort(Comparator.comparingLong(Candidate::obsoleteBytes).reversed().thenComparing(c -> c.record().id().toString()));
+        // largest first, then by stripe and slot: the same answer whatever order the snapshots came in
+        all.sort(Comparator.comparingLong(Candidate::obsoleteBytes).reversed()
+                           .thenComparing(c -> c.record().id().toString()).thenComparingInt(Candidate::slot));
+        List<Candidate> out = new ArrayList<>();
+        Set<StripeId> seen = new HashSet<>();
+        for (Candidate c : all)
+            if (seen.add(c.record().id())) // one member per stripe: its largest
+                out.add(c);
         return out;
     }
 }

@@ -69,6 +69,23 @@ class MemberMergesTest
         assertEquals(List.of(), mergeable(two, records, 0.25), "a ring member did not answer");
     }
 
+    /** The answer does not depend on the order the snapshots come in (a HashMap's, in the coordinator). */
+    @Test
+    void theAnswerDoesNotDependOnTheSnapshotOrder()
+    {
+        Map<StripeId, StripeRecord> records = Map.of(A, stripe(A, StripeState.COMMITTED), B, stripe(B, StripeState.COMMITTED));
+        NodeSnapshot n1 = snap("n1", Map.of(A.toString(), 600L, B.toString(), 900L), Map.of());
+        NodeSnapshot n2 = snap("n2", Map.of(A.toString(), 1900L, B.toString(), 500L), Map.of());
+        NodeSnapshot n3 = snap("n3", Map.of(), Map.of());
+        List<String> expected = List.of(A + "/1/1900", B + "/0/900");
+        for (List<NodeSnapshot> order : List.of(List.of(n1, n2, n3), List.of(n2, n1, n3), List.of(n3, n2, n1)))
+        {
+            Map<String, NodeSnapshot> snaps = new java.util.LinkedHashMap<>();
+            order.forEach(x -> snaps.put(x.node(), x));
+            assertEquals(expected, mergeable(snaps, records, 0.25), "order " + snaps.keySet());
+        }
+    }
+
     @Test
     void aStripeTheRemovalStepTakesIsNotMerged()
     {
