@@ -151,6 +151,16 @@ final class MemberRestore
         StubRequest stub = status.stub();
         StripeLayout layout = stub.layout();
         Path oldData = Paths.get(LocatorMemberReader.NodeLocator.parse(layout.locators().get(i)).path());
+        // the member itself is live here (formed on this disk after it was replaced, while its rebuild was not done:
+        // rounds go on); decoding it again would leave a second copy frozen under the stripe
+        for (TableFile live : node.tables().files(table))
+            if (!live.isStub() && live.dataPath().toAbsolutePath().equals(oldData.toAbsolutePath()))
+            {
+                restored.add(live.id());
+                progress.accept(layout.memberLength(i));
+                count.accept("primaries_live");
+                return;
+            }
         Optional<String> already = ops.offload().redirects().lookup(oldData);
         if (already.isPresent() && already.get().startsWith("file:"))
             for (TableFile live : node.tables().files(table))
