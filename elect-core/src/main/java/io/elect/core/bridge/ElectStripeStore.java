@@ -74,6 +74,13 @@ public final class ElectStripeStore implements StripeStore
         return read(id, serial);
     }
 
+    /** A QUORUM read: no Paxos round, so it cannot fail on contention with the rounds' transactions. */
+    @Override
+    public Optional<StripeRecord> getCommitted(StripeId id)
+    {
+        return read(id, write);
+    }
+
     private Optional<StripeRecord> read(StripeId id, ConsistencyLevel cl)
     {
         UntypedResultSet rs = run("SELECT record FROM " + T + " WHERE id = ?", cl, id(id));

@@ -166,7 +166,7 @@ public final class ElectTransportSecurity
         {
             return Optional.empty(); // not a stripe id: no record can exist
         }
-        Optional<StripeRecord> r = stripes.get(id);
+        Optional<StripeRecord> r = stripes.getCommitted(id);
         if (r.isEmpty())
             return Optional.empty();
         Set<String> out = new HashSet<>(r.get().parityNodes());

@@ -20,15 +20,23 @@ import io.elect.core.transport.Verbs;
  *     names: a node holding one of its data members or parity members, or the transitioning coordinator (which
  *     drives every stripe), or this node itself. Participants come from the stripe's durable record
  *     (docs/formats/stripe-metadata.md), written before any verb of the stripe is sent; a stripe without a record is
- *     refused. A record's participants never change, so found ones are cached.</li>
+ *     refused. Found participants are cached; a caller missing from a cached set makes the record be read again
+ *     (at most once per {@link #REFRESH_MILLIS} per stripe), since a replan (a member removed, parity regenerated
+ *     elsewhere) changes them.</li>
  * <li>{@link VerbScopes.Scope#COORDINATOR} verbs need the coordinator or this node.</li>
  * </ul>
- * Thread-safe. Lookups that fail (the record store unavailable) refuse: the sender's state machine retries later.
+ * Thread-safe; runs on the transport's handler threads, never on a network thread, so a lookup may block. A lookup
+ * that fails is retried {@link #READ_ATTEMPTS} times with a short back-off (a timeout under load must not roll back a
+ * stripe the sender is building); if all fail the request is refused and the sender's state machine retries later.
  */
 public final class RingAccessPolicy implements CallerPolicy
 {
     /** Cached participant sets before the cache is dropped and refilled (bounded memory). */
     static final int CACHE_LIMIT = 4096;
+    /** Reads of a stripe's record per check before refusing. */
+    static final int READ_ATTEMPTS = 3;
+    /** A cached participant set that does not name the caller is re-read if it is older than this. */
+    static final long REFRESH_MILLIS = 1000;
 
     /** The ring as gossip knows it. Must be cheap: asked for every request, on a network thread. */
     public interface Ring
@@ -49,14 +57,33 @@ public final class RingAccessPolicy implements CallerPolicy
         Optional<Set<String>> participants(String stripeId) throws Exception;
     }
 
+    /** How the policy waits between attempts (a seam for tests). */
+    public interface Sleeper
+    {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    private record Parties(Set<String> nodes, long readAtNanos)
+    {
+    }
+
     private final Ring ring;
     private final Stripes stripes;
-    private final Map<String, Set<String>> cache = new ConcurrentHashMap<>();
+    private final Sleeper sleeper;
+    private final java.util.function.LongSupplier nanoClock;
+    private final Map<String, Parties> cache = new ConcurrentHashMap<>();
 
     public RingAccessPolicy(Ring ring, Stripes stripes)
     {
+        this(ring, stripes, Thread::sleep, System::nanoTime);
+    }
+
+    RingAccessPolicy(Ring ring, Stripes stripes, Sleeper sleeper, java.util.function.LongSupplier nanoClock)
+    {
         this.ring = ring;
         this.stripes = stripes;
+        this.sleeper = sleeper;
+        this.nanoClock = nanoClock;
     }
 
     @Override
@@ -89,27 +116,52 @@ public final class RingAccessPolicy implements CallerPolicy
         {
             return "malformed " + Verbs.name(verb) + " payload: " + e.getMessage();
         }
-        Set<String> parties = cache.get(stripe);
-        if (parties == null)
+        Parties parties = cache.get(stripe);
+        boolean stale = parties != null && !parties.nodes().contains(node)
+                        && nanoClock.getAsLong() - parties.readAtNanos() > REFRESH_MILLIS * 1_000_000L;
+        if (parties == null || stale)
         {
             Optional<Set<String>> found;
             try
             {
-                found = stripes.participants(stripe);
+                found = read(stripe);
             }
             catch (Exception e)
             {
-                return "cannot check the participants of stripe " + stripe + " (" + e.getClass().getSimpleName() + "); retry later";
+                if (e instanceof InterruptedException)
+                    Thread.currentThread().interrupt();
+                return "cannot check the participants of stripe " + stripe + " (" + READ_ATTEMPTS + " reads failed, the last with "
+                       + e.getClass().getSimpleName() + "); retry later";
             }
             if (found.isEmpty())
+            {
+                cache.remove(stripe);
                 return Verbs.name(verb) + " names stripe " + stripe + ", of which this node has no record";
-            parties = Set.copyOf(found.get());
+            }
+            parties = new Parties(Set.copyOf(found.get()), nanoClock.getAsLong());
             if (cache.size() >= CACHE_LIMIT)
                 cache.clear();
             cache.put(stripe, parties);
         }
-        if (parties.contains(node))
+        if (parties.nodes().contains(node))
             return null;
         return node + " is not a participant of stripe " + stripe + " (data or parity node, or coordinator) and may not send " + Verbs.name(verb);
+    }
+
+    private Optional<Set<String>> read(String stripe) throws Exception
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            try
+            {
+                return stripes.participants(stripe);
+            }
+            catch (Exception e)
+            {
+                if (attempt >= READ_ATTEMPTS || e instanceof InterruptedException)
+                    throw e;
+                sleeper.sleep(50L * attempt * attempt);
+            }
+        }
     }
 }

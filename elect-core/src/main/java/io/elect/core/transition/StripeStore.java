@@ -33,6 +33,17 @@ public interface StripeStore
     Optional<StripeRecord> get(StripeId id);
 
     /**
+     * A read of the stripe's record that needs no consensus round: it sees every completed write but may miss one in
+     * flight (not linearizable). For checks that tolerate that (the transport's participant check: a stripe's record
+     * is written, and its write completed, before any verb naming it is sent) and must not fail when many
+     * transactions contend for the same rows. The default is {@link #get}.
+     */
+    default Optional<StripeRecord> getCommitted(StripeId id)
+    {
+        return get(id);
+    }
+
+    /**
      * Moves the stripe from {@code from} to {@code to} (a legal successor) atomically: APPLIED if it was in
      * {@code from}, ALREADY if it is in {@code to}, CONFLICT otherwise (including a missing stripe).
      *
