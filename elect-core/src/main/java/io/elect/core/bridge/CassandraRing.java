@@ -60,6 +60,26 @@ public final class CassandraRing implements Ring, PeerLiveness
         return ep != null && FailureDetector.instance.isAlive(ep);
     }
 
+    /**
+     * Not in the token metadata, and gossip either has no state for the address or says LEFT (decommissioned) or
+     * removed (removenode): a node merely starting up, or being replaced, is not taken for gone.
+     */
+    @Override
+    public boolean hasLeft(String node)
+    {
+        if (endpoint(node) != null || node.equals(self()))
+            return false;
+        for (InetAddressAndPort ep : org.apache.cassandra.gms.Gossiper.instance.getEndpoints())
+        {
+            if (!ep.getAddress().getHostAddress().equals(node))
+                continue;
+            String status = org.apache.cassandra.gms.Gossiper.getGossipStatus(org.apache.cassandra.gms.Gossiper.instance.getEndpointStateForEndpoint(ep));
+            return org.apache.cassandra.gms.VersionedValue.STATUS_LEFT.equals(status)
+                   || org.apache.cassandra.gms.VersionedValue.REMOVED_TOKEN.equals(status);
+        }
+        return true;
+    }
+
     @Override
     public String rack(String node)
     {

@@ -265,6 +265,18 @@ public final class CassandraTables implements LocalTables
     }
 
     @Override
+    public long materializeStub(TableRef t, String id) throws IOException
+    {
+        ColumnFamilyStore cfs = cfs(t);
+        SSTableReader r = live(cfs, id);
+        if (r == null)
+            return 0;
+        if (!TieredSSTables.isTiered(r) || TieredSSTables.sidecar(r.descriptor).source() != TieredSidecar.Source.DECODED)
+            throw new IllegalArgumentException("sstable " + id + " of " + t + " is not a stub");
+        return StubMaterialize.materialize(cfs, r, bridge.node().clock());
+    }
+
+    @Override
     public void relayoutStub(TableRef t, String id, StripeLayout next) throws IOException
     {
         ColumnFamilyStore cfs = cfs(t);

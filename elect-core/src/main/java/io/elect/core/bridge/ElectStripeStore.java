@@ -34,6 +34,7 @@ import org.apache.cassandra.transport.messages.ResultMessage;
  */
 public final class ElectStripeStore implements StripeStore
 {
+    private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(ElectStripeStore.class);
     private static final String T = ElectSystemKeyspace.KEYSPACE + "." + ElectSystemKeyspace.STRIPES;
     private static final int MAX_CAS_ROUNDS = 16;
 
@@ -81,11 +82,45 @@ public final class ElectStripeStore implements StripeStore
         return read(id, write);
     }
 
+    /**
+     * A read of one record; a read that failed on contention or a timeout is retried (up to {@link #READ_ATTEMPTS}
+     * times, jittered back-off). Why: with Paxos v1 a SERIAL read is a Paxos round, and the STUB_INSTALL handlers of
+     * a stripe's secondaries read the same record at the same moment; on a real cluster one of them regularly failed
+     * with "CAS operation result is unknown - proposal accepted by 1 but not a quorum", and each failure rolled the
+     * stripe back (tls-cluster bench, 1 to 5 of 10 stripes per run). A read changes nothing, so repeating it is safe.
+     */
     private Optional<StripeRecord> read(StripeId id, ConsistencyLevel cl)
     {
-        UntypedResultSet rs = run("SELECT record FROM " + T + " WHERE id = ?", cl, id(id));
-        return rs == null || rs.isEmpty() ? Optional.empty() : Optional.of(decode(rs.one()));
+        for (int attempt = 1; ; attempt++)
+        {
+            try
+            {
+                UntypedResultSet rs = run("SELECT record FROM " + T + " WHERE id = ?", cl, id(id));
+                return rs == null || rs.isEmpty() ? Optional.empty() : Optional.of(decode(rs.one()));
+            }
+            catch (org.apache.cassandra.exceptions.CasWriteUnknownResultException | org.apache.cassandra.exceptions.RequestTimeoutException
+                   | org.apache.cassandra.exceptions.UnavailableException e)
+            {
+                if (attempt >= READ_ATTEMPTS)
+                    throw e;
+                long pause = java.util.concurrent.ThreadLocalRandom.current().nextLong(10, 60) * attempt;
+                logger.debug("read of stripe {} at {} failed ({}), attempt {} of {}; again in {} ms", id, cl, e.getMessage(), attempt,
+                             READ_ATTEMPTS, pause);
+                try
+                {
+                    Thread.sleep(pause);
+                }
+                catch (InterruptedException ie)
+                {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
+
+    /** Attempts of one record read before its failure is the caller's. */
+    static final int READ_ATTEMPTS = 5;
 
     @Override
     public Outcome transition(StripeId id, StripeState from, StripeState to, long nowMillis)

@@ -243,6 +243,7 @@ public final class LiveFrameFuzzer
         m.put(Verbs.PARITY_CHANGE, List.of(byTarget.get("verb-parity-change")));
         m.put(Verbs.STUB_RELAYOUT, List.of(byTarget.get("verb-stub-relayout")));
         m.put(Verbs.MERGE_MEMBER, List.of(byTarget.get("verb-merge-member")));
+        m.put(Verbs.STUB_MATERIALIZE, List.of(byTarget.get("verb-stub-materialize")));
         for (int v : new int[]{ Verbs.REMOVE_MEMBER, Verbs.DESCRIBE_MEMBER })
             m.put(v, List.of(byTarget.get("verb-member")));
         return m;

@@ -186,6 +186,10 @@ public final class Targets
                     ChangeMessages.MergeRequest::decode, null));
         out.add(msg("verb-merge-result", List.of(new ChangeMessages.MergeResult("13", 900, 1000).encode(), ChangeMessages.MergeResult.declined(1000).encode()),
                     ChangeMessages.MergeResult::decode, null));
+        out.add(msg("verb-stub-materialize", List.of(new ChangeMessages.MaterializeRequest(TABLE, STRIPE, 1, "127.0.0.4").encode()),
+                    ChangeMessages.MaterializeRequest::decode, null));
+        out.add(msg("verb-materialize-result", List.of(new ChangeMessages.MaterializeResult(2, 4096).encode()),
+                    ChangeMessages.MaterializeResult::decode, null));
         out.add(msg("verb-relayout-result", List.of(new ChangeMessages.RelayoutResult(2, 1).encode()), ChangeMessages.RelayoutResult::decode, null));
         out.add(msg("verb-member-location", List.of(new TransitionMessages.MemberLocation("cold:s3/k", sums()).encode()),
                     TransitionMessages.MemberLocation::decode, null));

@@ -64,6 +64,48 @@ final class LocalChangeOps
         node.transport().register(Verbs.STUB_RELAYOUT, p -> relayout(RelayoutRequest.decode(p)).encode());
         node.transport().register(Verbs.REMOVE_MEMBER, p -> removeMember(MemberRequest.decode(p)).encode());
         node.transport().register(Verbs.MERGE_MEMBER, p -> merge(MergeRequest.decode(p)).encode());
+        node.transport().register(Verbs.STUB_MATERIALIZE, p -> materialize(
+            io.elect.core.transition.wire.ChangeMessages.MaterializeRequest.decode(p)).encode());
+    }
+
+    /**
+     * STUB_MATERIALIZE: this node's stubs of member {@code slot} of a COMMITTED stripe become ordinary SSTables (the
+     * member's node left the ring, issue 18). Refused unless the record still names the member on {@code departed}
+     * and this node's ring view agrees that node has left (a stub is never unstubbed for a node that is merely down).
+     * Idempotent: a retry finds no stub left (each is replaced atomically). Nothing happens once the slot is virtual.
+     */
+    io.elect.core.transition.wire.ChangeMessages.MaterializeResult materialize(
+        io.elect.core.transition.wire.ChangeMessages.MaterializeRequest req) throws IOException
+    {
+        var none = new io.elect.core.transition.wire.ChangeMessages.MaterializeResult(0, 0);
+        StripeRecord r = record(req.stripeId());
+        if (req.slot() >= r.k())
+            throw new IllegalArgumentException("stripe " + req.stripeId() + " has " + r.k() + " members, no slot " + req.slot());
+        io.elect.core.stripes.Member m = r.members().get(req.slot());
+        if (m.isVirtual())
+            return none;
+        if (r.state() != StripeState.COMMITTED || !m.node().equals(req.departed()))
+            throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " with member " + req.slot() + " on " + m.node()
+                                            + ": stubs of a member on " + req.departed() + " are not materialized");
+        if (!node.ring().hasLeft(req.departed()))
+            throw new IllegalStateException(req.departed() + " has not left the ring for " + node.self() + ": stubs of its member "
+                                            + req.slot() + " of stripe " + req.stripeId() + " are not materialized");
+        TableRef t = req.table();
+        if (!node.tables().exists(t))
+            return none;
+        int stubs = 0;
+        long bytes = 0, start = node.clock().nanoTime();
+        for (TableFile f : node.tables().files(t))
+        {
+            if (!f.isStub() || !req.stripeId().equals(f.frozenTag()) || f.sidecar().self() != req.slot())
+                continue;
+            bytes += node.tables().materializeStub(t, f.id());
+            stubs++;
+        }
+        if (stubs > 0)
+            logger.info("stripe {} ({}): {} stubs of member {} (its node {} left the ring) materialized, {} bytes ({} ms)", req.stripeId(), t,
+                        stubs, req.slot(), req.departed(), bytes, node.clock().millisSince(start));
+        return new io.elect.core.transition.wire.ChangeMessages.MaterializeResult(stubs, bytes);
     }
 
     private StripeRecord record(String stripeId)
@@ -212,6 +254,8 @@ final class LocalChangeOps
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
         if (req.removal() && req.beforeChecksums().length() == 0)
             return reencode(req, old, start);
+        if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
+            return build(req, start); // never held here: this node replaces a parity node that left the ring
         Path recalled = null;
         if (!Files.exists(old))
         {
@@ -260,9 +304,8 @@ final class LocalChangeOps
             length = ParitySidecar.read(ParitySidecar.of(old)).checksums().length();
         else if (Files.exists(ParityFiles.coldMarker(old)))
             length = ParityFiles.readColdMarker(ParityFiles.coldMarker(old));
-        else
-            throw new IllegalStateException("parity " + req.index() + " generation " + (req.toGeneration() - 1) + " of stripe " + req.stripeId()
-                                            + " is gone from " + node.self() + ": its length (the code length) is unknown");
+        else // this node replaces a parity node that left the ring: the layout's code length is what the stubs keep
+            length = req.previous().stripeLength();
         StripeLayout prev = req.previous();
         java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
         locators.set(req.slot(), LocatorMemberReader.zero());
@@ -275,6 +318,26 @@ final class LocalChangeOps
         logger.info("parity {} of stripe {} ({}) generation {} encoded from the members other than {} (its previous version is unreadable): "
                     + "{} bytes ({} ms)", req.index(), req.stripeId(), req.table(), req.toGeneration(), req.slot(), built.length(),
                     node.clock().millisSince(start));
+        return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
+    }
+
+    /**
+     * The next generation of a parity chunk this node never held (it replaces a parity node that left the ring, issue
+     * 18): encoded from the members of the target layout (the request's previous layout with the slot's next version).
+     */
+    private ParityInfo build(ParityChangeRequest req, long start) throws IOException
+    {
+        StripeLayout prev = req.previous();
+        java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
+        long[] lengths = prev.dataLengths();
+        locators.set(req.slot(), req.removal() ? LocatorMemberReader.zero() : req.afterLocator());
+        lengths[req.slot()] = req.removal() ? 0 : req.afterChecksums().length();
+        StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, prev.stripeLength(), locators);
+        Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
+        ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
+            .build(target, req.index(), node.tiered().members(), file.getParent(), file.getFileName().toString());
+        logger.info("parity {} of stripe {} ({}) generation {} built here from its members (this node takes over the chunk): {} bytes ({} ms)",
+                    req.index(), req.stripeId(), req.table(), req.toGeneration(), built.length(), node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 

@@ -156,6 +156,14 @@ public interface LocalTables
     void removeStub(TableRef table, String id) throws IOException;
 
     /**
+     * Replaces a live stub by an ordinary (unfrozen) file holding the same rows, read through the stub (decoded), in
+     * one atomic step: after a crash either the stub or its copy is live (issue 18: the stub's member left the ring
+     * with its node). Returns the copy's data bytes; 0 if no such file is live. A file that is not a stub is an
+     * IllegalArgumentException; a busy one an IllegalStateException (retry later).
+     */
+    long materializeStub(TableRef table, String id) throws IOException;
+
+    /**
      * Switches a live stub to another layout of its stripe (a member change: same member, codec, k, m and code length;
      * the other members and the parity generation change), durably (its sidecar) and for reads already open. Idempotent;
      * a file that is not a live stub is an IllegalArgumentException.

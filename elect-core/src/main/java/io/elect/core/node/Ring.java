@@ -38,6 +38,15 @@ public interface Ring
         return List.copyOf(out);
     }
 
+    /**
+     * Whether a node (named by a stripe record) has left the ring: decommissioned or removed, so its files are gone
+     * for good (issue 18). Never true for a member, up or down. The default: not a member.
+     */
+    default boolean hasLeft(String node)
+    {
+        return !members().contains(node);
+    }
+
     /** Every member that is up, sorted. */
     default List<String> liveMembers()
     {

@@ -72,6 +72,7 @@ public final class TransitionService
     private final NodeContext node;
     private final StripeStateMachine machine;
     private final RemoteStripeParticipant participant;
+    private final DepartureRepair departures;
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
     private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
@@ -92,6 +93,7 @@ public final class TransitionService
         this.participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
                                                                             () -> node.ring().members(), n -> node.ring().isAlive(n));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
+        this.departures = new DepartureRepair(node, machine, participant);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
         for (io.elect.core.stripes.StripeState st : io.elect.core.stripes.StripeState.values())
         {
@@ -174,8 +176,13 @@ public final class TransitionService
                         rec.rolledBack(), rec.removed(), rec.pending().size());
         List<TableRef> tables = new ArrayList<>(node.tables().electTables());
         tables.sort(Comparator.comparing(TableRef::toString));
+        java.util.Set<String> left = departures.left();
         for (TableRef table : tables)
         {
+            // Stripes naming nodes that left the ring are repaired first (every ring member must answer: stubs may be
+            // anywhere); what they free or re-replicate changes the plan, so such a round plans again next time.
+            if (allUp && !left.isEmpty() && departures.repair(table, left, nodes) > 0)
+                continue;
             Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
             Map<String, NodeSnapshot> planned = withDownNodes(table, snaps);
             if (planned == null)

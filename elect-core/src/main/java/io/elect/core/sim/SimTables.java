@@ -360,6 +360,19 @@ final class SimTables implements LocalTables
     }
 
     @Override
+    public long materializeStub(TableRef t, String id) throws IOException
+    {
+        SimFile f = set.files.get(id);
+        if (f == null)
+            return 0;
+        if (f.source != Source.DECODED)
+            throw new IllegalArgumentException(node + "/" + id + " is not a stub");
+        SimFile copy = set.writeLocal(set.rows(f), f.level, f.role == null ? -1 : f.role);
+        set.remove(f);
+        return copy.dataBytes;
+    }
+
+    @Override
     public void removeStub(TableRef t, String id) throws IOException
     {
         tiered.removeStub(t, id);

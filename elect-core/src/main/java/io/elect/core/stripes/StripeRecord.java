@@ -122,14 +122,33 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
      */
     public StripeRecord beginChange(int slot, Member replacement, long nowMillis)
     {
+        return beginChange(slot, replacement, parityNodes, nowMillis);
+    }
+
+    /**
+     * {@link #beginChange(int, Member, long)} that also moves parity chunks to other nodes ({@code newParityNodes},
+     * same count; a node that left the ring replaced, issue 18). A replacement equal to the slot's member is a parity
+     * move: no member changes, the next generation differs from g only in where its parity chunks are
+     * ({@link #changeKeepsMember}).
+     */
+    public StripeRecord beginChange(int slot, Member replacement, List<String> newParityNodes, long nowMillis)
+    {
+        if (newParityNodes.size() != m || new java.util.HashSet<>(newParityNodes).size() != m)
+            throw new IllegalArgumentException("stripe " + id + ": " + newParityNodes + " are not " + m + " distinct parity nodes");
         if (state != StripeState.COMMITTED)
             throw new IllegalStateException("stripe " + id + " is " + state + ": only a COMMITTED stripe changes");
         java.util.ArrayList<Member> next = new java.util.ArrayList<>(members);
         Member previous = next.set(slot, Objects.requireNonNull(replacement, "replacement"));
         if (previous.isVirtual())
             throw new IllegalArgumentException("stripe " + id + " slot " + slot + " is virtual: nothing to change");
-        return new StripeRecord(id, codecId, k, m, codeLength, next, parityNodes, parityGeneration + 1,
+        return new StripeRecord(id, codecId, k, m, codeLength, next, newParityNodes, parityGeneration + 1,
                                 new Change(slot, previous), StripeState.CHANGING, version + 1, nowMillis);
+    }
+
+    /** Whether the change under way keeps its slot's member (a parity move: only parity chunks change nodes). */
+    public boolean changeKeepsMember()
+    {
+        return change != null && change.previous().equals(members.get(change.slot()));
     }
 
     /** CHANGED -> COMMITTED: the change is done, its record dropped (the plan stays). */

@@ -70,6 +70,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
     private final java.util.function.Supplier<List<String>> ring;
     private final Predicate<String> alive;
     private final Map<StripeId, MemberInfo[]> described = new ConcurrentHashMap<>();
+    private final StripeChanges changes;
 
     /** Every member taken as up (tests). */
     public RemoteStripeParticipant(Transport transport, Function<String, Peer> peerOf, Predicate<StripeRecord> coldParity,
@@ -90,6 +91,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
         this.coldParity = coldParity;
         this.ring = ring;
         this.alive = alive;
+        this.changes = new StripeChanges(transport, peerOf, ring);
     }
 
     /** {@code <keyspace>.<table>/<sstable id>} */
@@ -236,7 +238,7 @@ public final class RemoteStripeParticipant implements StripeParticipant
         StubCount stubs = onEveryNode(stripe, Verbs.STUB_REMOVE);
         List<String> memberNodes = new ArrayList<>();
         for (Member m : stripe.members())
-            if (!m.isVirtual() && !memberNodes.contains(m.node()))
+            if (!m.isVirtual() && !memberNodes.contains(m.node()) && inRing(m.node())) // a node that left took its files
                 memberNodes.add(m.node());
         StubCount members = onNodes(stripe, Verbs.RETIRE_MEMBERS, memberNodes);
         dropParity(stripe);
@@ -255,146 +257,50 @@ public final class RemoteStripeParticipant implements StripeParticipant
     {
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
-            calls.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
+            if (inRing(stripe.parityNodes().get(j))) // a node that left took its files
+                calls.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
                                         new DropParityRequest(tableOf(stripe), stripe.id().toString(), j, generation).encode()));
         awaitAll(calls, "DROP_PARITY");
     }
 
-    /**
-     * PARITY_CHANGE on every parity node (generation g + 1 from g and the slot's previous version, read through the
-     * locator its node gives, DESCRIBE_MEMBER), then STUB_RELAYOUT on every ring node: all must answer (a stub left on
-     * generation g would decode with parity deleted next). A replacement (a merge: the record's slot names the
-     * member's next version, already live on its node) also installs the next version's stubs on its secondaries,
-     * under the new generation, before STUB_RELAYOUT removes the previous version's.
-     */
+    /** {@link StripeChanges#change}. */
     @Override
     public void change(StripeRecord stripe)
     {
-        StripeRecord.Change change = stripe.change();
-        TableRef table = tableOf(change.previous().sstable());
-        // the previous plan: every member's readable location (committed members may be offloaded: DESCRIBE_MEMBER)
-        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
-        for (int i = 0; i < stripe.k(); i++)
-        {
-            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
-            calls.add(m.isVirtual() ? null
-                                    : transport.request(peerOf.apply(m.node()), Verbs.DESCRIBE_MEMBER,
-                                                        new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
-        }
-        // The previous version may be unreadable (its node lost its disk: a rebuild does not restore a member the
-        // record no longer names, or it is down): then the parity nodes encode the next generation from the other
-        // members instead of applying a difference (announced by a previous version of length 0).
-        CompletableFuture<byte[]> previousCall = calls.set(change.slot(), null);
-        List<byte[]> answers = awaitAll(calls, "DESCRIBE_MEMBER");
-        MemberLocation previous;
-        try
-        {
-            previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
-        }
-        catch (RuntimeException e)
-        {
-            logger.info("stripe {}: previous member {} unreadable ({}): parity generation {} is encoded from the other members",
-                        stripe.id(), change.previous().descriptor(), e.getMessage(), stripe.parityGeneration());
-            previous = null;
-        }
-        long[] lengths = new long[stripe.k()];
-        List<String> locators = new ArrayList<>();
-        for (int i = 0; i < stripe.k(); i++)
-        {
-            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
-            MemberLocation loc = i == change.slot() ? previous : answers.get(i) == null ? null : MemberLocation.decode(answers.get(i));
-            if (loc == null)
-            {
-                locators.add(LocatorMemberReader.zero());
-                continue;
-            }
-            if (loc.checksums().length() != m.realBytes())
-                throw new IllegalStateException("stripe " + stripe.id() + " member " + i + " (" + m.sstable() + ") has "
-                                                + loc.checksums().length() + " data bytes, the record says " + m.realBytes());
-            lengths[i] = loc.checksums().length();
-            locators.add(loc.locator());
-        }
-        ChunkChecksums beforeSums = previous != null ? previous.checksums() : new ChunkChecksums(ChunkChecksums.DEFAULT_CHUNK_SIZE, 0, new int[0]);
-        for (int j = 0; j < stripe.m(); j++)
-            locators.add(PENDING);
-        StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
-        Member next = stripe.members().get(change.slot());
-        // A replacement (a merge): the next version, live on the member's node beside the previous one
-        MemberLocation after = next.isVirtual() ? null : MemberLocation.decode(
-            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.DESCRIBE_MEMBER,
-                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())),
-                     "DESCRIBE_MEMBER").get(0));
-        if (after != null && after.checksums().length() != next.realBytes())
-            throw new IllegalStateException("stripe " + stripe.id() + " member " + change.slot() + "'s next version " + next.sstable() + " has "
-                                            + after.checksums().length() + " data bytes, the record says " + next.realBytes());
-        List<CompletableFuture<byte[]>> parity = new ArrayList<>();
-        for (int j = 0; j < stripe.m(); j++)
-            parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE,
-                            new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
-                                                    beforeSums, after == null ? null : after.locator(),
-                                                    after == null ? null : after.checksums()).encode()));
-        List<String> parityLocators = new ArrayList<>();
-        for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
-            parityLocators.add(ParityInfo.decode(answer).locator());
-        RelayoutRequest relayout = new RelayoutRequest(table, stripe.id().toString(), stripe.parityGeneration(), change.slot(),
-                                                       after == null ? LocatorMemberReader.zero() : after.locator(),
-                                                       after == null ? 0 : after.checksums().length(), parityLocators);
-        if (after != null)
-        {
-            // the next version's stubs on its secondaries, under the new generation, BEFORE the previous version's
-            // stubs go (STUB_RELAYOUT removes them): a secondary always holds one of the two
-            StripeLayout nextLayout = relayout.apply(new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths,
-                                                                      stripe.codeLength(), locators));
-            StubRequest stub = new StubRequest(table, sstableOf(next.sstable()), stripe.id().toString(), nextLayout, change.slot(),
-                                               after.checksums(), List.of());
-            StubResult installed = StubResult.decode(awaitAll(List.of(slow(peerOf.apply(next.node()), Verbs.STUB, stub.encode())), "STUB").get(0));
-            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.COMMIT, // drops the member node's pin of it
-                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())), "COMMIT");
-            logger.info("stripe {}: stubs of member {}'s next version {} installed on {} secondaries", stripe.id(), change.slot(),
-                        next.descriptor(), installed.secondaries());
-        }
-        List<CompletableFuture<byte[]>> stubs = new ArrayList<>();
-        for (String node : ring.get())
-            stubs.add(slow(peerOf.apply(node), Verbs.STUB_RELAYOUT, relayout.encode()));
-        RelayoutResult total = new RelayoutResult(0, 0);
-        for (byte[] answer : awaitAll(stubs, "STUB_RELAYOUT"))
-            total = total.plus(RelayoutResult.decode(answer));
-        logger.info("stripe {}: member {} ({}) {} in parity generation {}; {} stubs switched, {} of it removed", stripe.id(),
-                    change.slot(), change.previous().descriptor(), after == null ? "removed" : "replaced by " + next.descriptor(),
-                    stripe.parityGeneration(), total.switched(), total.removed());
+        changes.change(stripe);
     }
 
-    /**
-     * MERGE_MEMBER to the node of member {@code slot} of a COMMITTED stripe: its next version is written (live, frozen
-     * under the stripe, named by no record yet) or the merge declined; the caller records the change.
-     */
+    /** {@link StripeChanges#prepareMerge}. */
     public io.elect.core.transition.wire.ChangeMessages.MergeResult prepareMerge(StripeRecord stripe, int slot, double minShare)
     {
-        Member m = stripe.members().get(slot);
-        byte[] answer = awaitAll(List.of(slow(peerOf.apply(m.node()), Verbs.MERGE_MEMBER,
-                                              new io.elect.core.transition.wire.ChangeMessages.MergeRequest(
-                                                  tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString(), minShare).encode())),
-                                 "MERGE_MEMBER").get(0);
-        return io.elect.core.transition.wire.ChangeMessages.MergeResult.decode(answer);
+        return changes.prepareMerge(stripe, slot, minShare);
     }
 
-    /** REMOVE_MEMBER of the previous version on its node, then DROP_PARITY of the previous generation. */
+    /** {@link StripeChanges#materialize}. */
+    public io.elect.core.transition.wire.ChangeMessages.MaterializeResult materialize(StripeRecord stripe, int slot, String departed)
+    {
+        return changes.materialize(stripe, slot, departed);
+    }
+
+    /** {@link StripeChanges#finishChange}, then DROP_PARITY of the previous generation. */
     @Override
     public void finishChange(StripeRecord stripe)
     {
-        Member previous = stripe.change().previous();
-        awaitAll(List.of(transport.request(peerOf.apply(previous.node()), Verbs.REMOVE_MEMBER,
-                                           new MemberRequest(tableOf(previous.sstable()), sstableOf(previous.sstable()),
-                                                             stripe.id().toString()).encode())), "REMOVE_MEMBER");
+        changes.finishChange(stripe);
         dropParity(stripe, stripe.parityGeneration() - 1);
         described.remove(stripe.id());
+    }
+
+    private boolean inRing(String node)
+    {
+        return ring.get().contains(node);
     }
 
     private void forEachMember(StripeRecord stripe, int verb)
     {
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         for (Member m : stripe.members())
-            if (!m.isVirtual())
+            if (!m.isVirtual() && inRing(m.node())) // a node that left the ring took its pins and freezes with it
                 calls.add(transport.request(peerOf.apply(m.node()), verb,
                                             new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
         awaitAll(calls, Verbs.name(verb));

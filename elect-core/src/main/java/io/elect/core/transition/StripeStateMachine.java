@@ -5,6 +5,7 @@ import io.elect.core.stripes.StripeId;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -96,16 +97,23 @@ public final class StripeStateMachine
      */
     public StripeState change(StripeRecord expected, int slot, io.elect.core.stripes.Member replacement)
     {
+        return change(expected, slot, replacement, expected.parityNodes());
+    }
+
+    /** {@link #change(StripeRecord, int, io.elect.core.stripes.Member)} that also moves parity to {@code parityNodes}. */
+    public StripeState change(StripeRecord expected, int slot, io.elect.core.stripes.Member replacement, List<String> parityNodes)
+    {
         if (expected.state() != StripeState.COMMITTED)
             return expected.state();
-        StripeRecord next = expected.beginChange(slot, replacement, clockMillis.getAsLong());
+        StripeRecord next = expected.beginChange(slot, replacement, parityNodes, clockMillis.getAsLong());
         if (next.realMembers() == 0)
             throw new IllegalArgumentException("stripe " + expected.id() + ": removing its last real member is a retirement, not a change");
         StripeStore.Outcome o = store.replan(expected, next);
         if (o == StripeStore.Outcome.CONFLICT)
             return current(expected.id()).state();
-        logger.info("stripe {} COMMITTED -> CHANGING ({}): slot {} {} -> {}, parity generation {} -> {}", expected.id(), o, slot,
-                    next.change().previous().descriptor(), replacement.descriptor(), expected.parityGeneration(), next.parityGeneration());
+        logger.info("stripe {} COMMITTED -> CHANGING ({}): slot {} {} -> {}, parity generation {} -> {}{}", expected.id(), o, slot,
+                    next.change().previous().descriptor(), replacement.descriptor(), expected.parityGeneration(), next.parityGeneration(),
+                    parityNodes.equals(expected.parityNodes()) ? "" : ", parity nodes " + expected.parityNodes() + " -> " + parityNodes);
         return drive(expected.id(), false);
     }
 

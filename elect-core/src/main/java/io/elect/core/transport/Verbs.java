@@ -48,6 +48,8 @@ public final class Verbs
     public static final int DESCRIBE_MEMBER = 37;
     /** Writes the next version of a member (merged: without what newer members shadow), on its node. */
     public static final int MERGE_MEMBER = 38;
+    /** Rewrites this node's stubs of a member whose node left the ring as ordinary SSTables, then removes them. */
+    public static final int STUB_MATERIALIZE = 39;
 
     private Verbs()
     {
@@ -78,6 +80,7 @@ public final class Verbs
             case REMOVE_MEMBER -> "REMOVE_MEMBER";
             case DESCRIBE_MEMBER -> "DESCRIBE_MEMBER";
             case MERGE_MEMBER -> "MERGE_MEMBER";
+            case STUB_MATERIALIZE -> "STUB_MATERIALIZE";
             default -> "verb-" + verb;
         };
     }

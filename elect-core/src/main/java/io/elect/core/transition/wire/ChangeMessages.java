@@ -225,4 +225,64 @@ public final class ChangeMessages
             return out;
         }
     }
+
+    /**
+     * STUB_MATERIALIZE (issue 18, a member's node left the ring): every stub of member {@code slot} of the stripe on
+     * the receiving node is rewritten as an ordinary SSTable with the same rows (read through the stub, so decoded
+     * from the stripe) and then removed. {@code departed} names the member's node; the receiver refuses unless its own
+     * view of the ring agrees that node has left.
+     */
+    public record MaterializeRequest(TableRef table, String stripeId, int slot, String departed)
+    {
+        public MaterializeRequest
+        {
+            if (slot < 0 || slot > 255)
+                throw new IllegalArgumentException("MaterializeRequest: slot " + slot + " outside [0, 255]");
+        }
+
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(stripeId).i32(slot).str(departed).toBytes();
+        }
+
+        public static MaterializeRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MaterializeRequest");
+            MaterializeRequest out = new MaterializeRequest(TableRef.read(r), r.str("stripeId"), r.i32("slot"), r.str("departed"));
+            r.end();
+            if (out.stripeId() == null || out.departed() == null)
+                throw new IllegalArgumentException("MaterializeRequest: stripeId and departed are required");
+            return out;
+        }
+    }
+
+    /** STUB_MATERIALIZE response: stubs rewritten as ordinary SSTables on the node, and the bytes written. */
+    public record MaterializeResult(int stubs, long bytes)
+    {
+        public MaterializeResult
+        {
+            if (stubs < 0 || bytes < 0)
+                throw new IllegalArgumentException("MaterializeResult: " + stubs + " stubs, " + bytes + " bytes");
+        }
+
+        public MaterializeResult plus(MaterializeResult o)
+        {
+            return new MaterializeResult(stubs + o.stubs, bytes + o.bytes);
+        }
+
+        public byte[] encode()
+        {
+            return new Wire.Writer(VERSION).i32(stubs).i64(bytes).toBytes();
+        }
+
+        public static MaterializeResult decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MaterializeResult");
+            MaterializeResult out = new MaterializeResult(r.i32("stubs"), r.i64("bytes"));
+            r.end();
+            return out;
+        }
+    }
 }

@@ -64,6 +64,21 @@ class ChangeMessagesTest
         assertEquals(new MemberLocation("cold:s3/k", SUMS).locator(), MemberLocation.decode(new MemberLocation("cold:s3/k", SUMS).encode()).locator());
     }
 
+    @Test
+    void materializeRoundTripsAndRejectsMissingFields()
+    {
+        ChangeMessages.MaterializeRequest req = new ChangeMessages.MaterializeRequest(T, "00112233445566778899aabbccddeeff", 1, "10.0.0.4");
+        assertEquals(req, ChangeMessages.MaterializeRequest.decode(req.encode()));
+        assertThrows(IllegalArgumentException.class, () -> new ChangeMessages.MaterializeRequest(T, "s", 256, "10.0.0.4"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ChangeMessages.MaterializeRequest.decode(
+            new ChangeMessages.MaterializeRequest(T, "00112233445566778899aabbccddeeff", 1, null).encode()));
+        assertTrue(e.getMessage().contains("departed"), e.getMessage());
+        ChangeMessages.MaterializeResult r = new ChangeMessages.MaterializeResult(2, 4096);
+        assertEquals(r, ChangeMessages.MaterializeResult.decode(r.encode()));
+        assertEquals(new ChangeMessages.MaterializeResult(3, 5000), r.plus(new ChangeMessages.MaterializeResult(1, 904)));
+        assertThrows(IllegalArgumentException.class, () -> new ChangeMessages.MaterializeResult(-1, 0));
+    }
+
     /** Found by scripts/fuzz formats: a list entry with the null marker (length -1) was a NullPointerException. */
     @Test
     void aNullListEntryIsACleanRejection()

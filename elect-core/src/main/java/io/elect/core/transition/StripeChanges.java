@@ -1,0 +1,214 @@
+package io.elect.core.transition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.LocatorMemberReader;
+import io.elect.core.stripes.Member;
+import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutRequest;
+import io.elect.core.transition.wire.ChangeMessages.RelayoutResult;
+import io.elect.core.transition.wire.TransitionMessages.MemberLocation;
+import io.elect.core.transition.wire.TransitionMessages.MemberRequest;
+import io.elect.core.transition.wire.TransitionMessages.ParityInfo;
+import io.elect.core.transition.wire.TransitionMessages.StubRequest;
+import io.elect.core.transition.wire.TransitionMessages.StubResult;
+import io.elect.core.transition.wire.TransitionMessages.TableRef;
+import io.elect.core.transport.Peer;
+import io.elect.core.transport.Transport;
+import io.elect.core.transport.Verbs;
+
+import static io.elect.core.transition.RemoteStripeParticipant.PENDING;
+import static io.elect.core.transition.RemoteStripeParticipant.await;
+import static io.elect.core.transition.RemoteStripeParticipant.awaitAll;
+import static io.elect.core.transition.RemoteStripeParticipant.sstableOf;
+import static io.elect.core.transition.RemoteStripeParticipant.tableOf;
+
+/**
+ * The member-change calls of {@link RemoteStripeParticipant} (docs/design/updates.md item 4, docs/design/topology.md):
+ * a change's next parity generation and stub switch, a merge's next version, the materializing of a departed
+ * member's stubs, and the deletion of a changed member's previous version. Same contracts as the participant's: every
+ * call is idempotent and retried by the state machine.
+ */
+final class StripeChanges
+{
+    private static final Logger logger = LoggerFactory.getLogger(StripeChanges.class);
+
+    private final Transport transport;
+    private final Function<String, Peer> peerOf;
+    private final Supplier<List<String>> ring;
+
+    StripeChanges(Transport transport, Function<String, Peer> peerOf, Supplier<List<String>> ring)
+    {
+        this.transport = transport;
+        this.peerOf = peerOf;
+        this.ring = ring;
+    }
+
+    /**
+     * PARITY_CHANGE on every parity node (generation g + 1 from g and the slot's previous version, read through the
+     * locator its node gives, DESCRIBE_MEMBER), then STUB_RELAYOUT on every ring node: all must answer (a stub left on
+     * generation g would decode with parity deleted next). A replacement (a merge: the record's slot names the
+     * member's next version, already live on its node) also installs the next version's stubs on its secondaries,
+     * under the new generation, before STUB_RELAYOUT removes the previous version's.
+     */
+    void change(StripeRecord stripe)
+    {
+        StripeRecord.Change change = stripe.change();
+        TableRef table = tableOf(change.previous().sstable());
+        // the previous plan: every member's readable location (committed members may be offloaded: DESCRIBE_MEMBER)
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int i = 0; i < stripe.k(); i++)
+        {
+            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
+            calls.add(m.isVirtual() || (i == change.slot() && !inRing(m.node())) ? null // a member whose node left: unreadable
+                                    : transport.request(peerOf.apply(m.node()), Verbs.DESCRIBE_MEMBER,
+                                                        new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
+        }
+        // The previous version may be unreadable (its node lost its disk: a rebuild does not restore a member the
+        // record no longer names, or it is down): then the parity nodes encode the next generation from the other
+        // members instead of applying a difference (announced by a previous version of length 0).
+        CompletableFuture<byte[]> previousCall = calls.set(change.slot(), null);
+        List<byte[]> answers = awaitAll(calls, "DESCRIBE_MEMBER");
+        MemberLocation previous;
+        try
+        {
+            if (previousCall == null)
+                throw new IllegalStateException("its node " + change.previous().node() + " left the ring");
+            previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
+        }
+        catch (RuntimeException e)
+        {
+            logger.info("stripe {}: previous member {} unreadable ({}): parity generation {} is encoded from the other members",
+                        stripe.id(), change.previous().descriptor(), e.getMessage(), stripe.parityGeneration());
+            previous = null;
+        }
+        long[] lengths = new long[stripe.k()];
+        List<String> locators = new ArrayList<>();
+        for (int i = 0; i < stripe.k(); i++)
+        {
+            Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
+            MemberLocation loc = i == change.slot() ? previous : answers.get(i) == null ? null : MemberLocation.decode(answers.get(i));
+            if (loc == null)
+            {
+                locators.add(LocatorMemberReader.zero());
+                continue;
+            }
+            if (loc.checksums().length() != m.realBytes())
+                throw new IllegalStateException("stripe " + stripe.id() + " member " + i + " (" + m.sstable() + ") has "
+                                                + loc.checksums().length() + " data bytes, the record says " + m.realBytes());
+            lengths[i] = loc.checksums().length();
+            locators.add(loc.locator());
+        }
+        ChunkChecksums beforeSums = previous != null ? previous.checksums() : new ChunkChecksums(ChunkChecksums.DEFAULT_CHUNK_SIZE, 0, new int[0]);
+        for (int j = 0; j < stripe.m(); j++)
+            locators.add(PENDING);
+        StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
+        Member next = stripe.members().get(change.slot());
+        // A replacement (a merge): the next version, live on the member's node beside the previous one
+        MemberLocation after = next.isVirtual() ? null : MemberLocation.decode(
+            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.DESCRIBE_MEMBER,
+                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())),
+                     "DESCRIBE_MEMBER").get(0));
+        if (after != null && after.checksums().length() != next.realBytes())
+            throw new IllegalStateException("stripe " + stripe.id() + " member " + change.slot() + "'s next version " + next.sstable() + " has "
+                                            + after.checksums().length() + " data bytes, the record says " + next.realBytes());
+        List<CompletableFuture<byte[]>> parity = new ArrayList<>();
+        for (int j = 0; j < stripe.m(); j++)
+            parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE,
+                            new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
+                                                    beforeSums, after == null ? null : after.locator(),
+                                                    after == null ? null : after.checksums()).encode()));
+        List<String> parityLocators = new ArrayList<>();
+        for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
+            parityLocators.add(ParityInfo.decode(answer).locator());
+        RelayoutRequest relayout = new RelayoutRequest(table, stripe.id().toString(), stripe.parityGeneration(), change.slot(),
+                                                       after == null ? LocatorMemberReader.zero() : after.locator(),
+                                                       after == null ? 0 : after.checksums().length(), parityLocators);
+        if (after != null && !stripe.changeKeepsMember())
+        {
+            // the next version's stubs on its secondaries, under the new generation, BEFORE the previous version's
+            // stubs go (STUB_RELAYOUT removes them): a secondary always holds one of the two
+            StripeLayout nextLayout = relayout.apply(new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths,
+                                                                      stripe.codeLength(), locators));
+            StubRequest stub = new StubRequest(table, sstableOf(next.sstable()), stripe.id().toString(), nextLayout, change.slot(),
+                                               after.checksums(), List.of());
+            StubResult installed = StubResult.decode(awaitAll(List.of(slow(peerOf.apply(next.node()), Verbs.STUB, stub.encode())), "STUB").get(0));
+            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.COMMIT, // drops the member node's pin of it
+                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())), "COMMIT");
+            logger.info("stripe {}: stubs of member {}'s next version {} installed on {} secondaries", stripe.id(), change.slot(),
+                        next.descriptor(), installed.secondaries());
+        }
+        List<CompletableFuture<byte[]>> stubs = new ArrayList<>();
+        for (String node : ring.get())
+            stubs.add(slow(peerOf.apply(node), Verbs.STUB_RELAYOUT, relayout.encode()));
+        RelayoutResult total = new RelayoutResult(0, 0);
+        for (byte[] answer : awaitAll(stubs, "STUB_RELAYOUT"))
+            total = total.plus(RelayoutResult.decode(answer));
+        logger.info("stripe {}: member {} ({}) {} in parity generation {} (parity on {}); {} stubs switched, {} of it removed", stripe.id(),
+                    change.slot(), change.previous().descriptor(),
+                    after == null ? "removed" : stripe.changeKeepsMember() ? "kept" : "replaced by " + next.descriptor(),
+                    stripe.parityGeneration(), stripe.parityNodes(), total.switched(), total.removed());
+    }
+
+    /**
+     * MERGE_MEMBER to the node of member {@code slot} of a COMMITTED stripe: its next version is written (live, frozen
+     * under the stripe, named by no record yet) or the merge declined; the caller records the change.
+     */
+    io.elect.core.transition.wire.ChangeMessages.MergeResult prepareMerge(StripeRecord stripe, int slot, double minShare)
+    {
+        Member m = stripe.members().get(slot);
+        byte[] answer = awaitAll(List.of(slow(peerOf.apply(m.node()), Verbs.MERGE_MEMBER,
+                                              new io.elect.core.transition.wire.ChangeMessages.MergeRequest(
+                                                  tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString(), minShare).encode())),
+                                 "MERGE_MEMBER").get(0);
+        return io.elect.core.transition.wire.ChangeMessages.MergeResult.decode(answer);
+    }
+
+    private boolean inRing(String node)
+    {
+        return ring.get().contains(node);
+    }
+
+    /**
+     * STUB_MATERIALIZE on every ring node: the stubs of member {@code slot} (whose node {@code departed} left the ring)
+     * become ordinary SSTables; all must answer (a stub left would be removed by the change that follows).
+     */
+    io.elect.core.transition.wire.ChangeMessages.MaterializeResult materialize(StripeRecord stripe, int slot, String departed)
+    {
+        byte[] req = new io.elect.core.transition.wire.ChangeMessages.MaterializeRequest(tableOf(stripe), stripe.id().toString(), slot,
+                                                                                          departed).encode();
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (String node : ring.get())
+            calls.add(slow(peerOf.apply(node), Verbs.STUB_MATERIALIZE, req));
+        var total = new io.elect.core.transition.wire.ChangeMessages.MaterializeResult(0, 0);
+        for (byte[] answer : awaitAll(calls, "STUB_MATERIALIZE"))
+            total = total.plus(io.elect.core.transition.wire.ChangeMessages.MaterializeResult.decode(answer));
+        return total;
+    }
+
+    /** REMOVE_MEMBER of the previous version on its node (the caller then drops the previous parity generation). */
+    void finishChange(StripeRecord stripe)
+    {
+        Member previous = stripe.change().previous();
+        // nothing to delete when the member stays (a parity move) or went with its node (it left the ring)
+        if (!stripe.changeKeepsMember() && inRing(previous.node()))
+            awaitAll(List.of(transport.request(peerOf.apply(previous.node()), Verbs.REMOVE_MEMBER,
+                                               new MemberRequest(tableOf(previous.sstable()), sstableOf(previous.sstable()),
+                                                                 stripe.id().toString()).encode())), "REMOVE_MEMBER");
+    }
+
+    private CompletableFuture<byte[]> slow(Peer peer, int verb, byte[] payload)
+    {
+        return transport.requestOnce(peer, verb, payload, RemoteStripeParticipant.SLOW_TIMEOUT_MILLIS);
+    }
+}
