@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DepartureIT
 {
     private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-departure-run");
-    private static final int KEYS = Integer.getInteger("elect.it.departure.keys", 8000);
+    private static final int KEYS = Integer.getInteger("elect.it.departure.keys", 24000);
     private static final String KS = "elect_departure_it";
     private static final String LEAVING = "127.0.0.4";
     private static final ObjectMapper JSON = new ObjectMapper();
