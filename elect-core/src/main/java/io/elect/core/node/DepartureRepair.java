@@ -115,7 +115,10 @@ final class DepartureRepair
         return out;
     }
 
-    /** Runs up to {@link #MAX_STEPS_PER_ROUND} steps for the table's stripes; returns how many it tried. */
+    /**
+     * Runs up to {@link #MAX_STEPS_PER_ROUND} steps for the table's stripes; returns how many finished (a step that
+     * keeps failing must not stop the table's transitioning: the round goes on to plan when none finished).
+     */
     int repair(TableRef table, Set<String> left, List<Node> live)
     {
         int tried = 0, done = 0;
@@ -155,6 +158,6 @@ final class DepartureRepair
         }
         node.metrics().counter("Topology", "StripesRepaired", table.toString()).inc(done);
         node.metrics().counter("Topology", "StripesRepaired", null).inc(done);
-        return tried;
+        return done;
     }
 }

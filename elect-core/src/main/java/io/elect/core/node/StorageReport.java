@@ -107,9 +107,22 @@ final class StorageReport
         Map<String, Object> states = new TreeMap<>();
         for (StripeState st : StripeState.values())
             states.put(st.name().toLowerCase(), 0);
+        // stripes still naming a node that left the ring (issue 18: repaired by the coordinator's rounds a minute after)
+        Map<String, Integer> departed = new TreeMap<>();
         for (StripeRecord r : node.store().ready() ? node.store().list() : List.<StripeRecord>of())
+        {
             states.merge(r.state().name().toLowerCase(), 1, (a, b) -> (Integer) a + (Integer) b);
+            java.util.Set<String> named = new java.util.TreeSet<>(r.parityNodes());
+            r.members().forEach(m -> {
+                if (!m.isVirtual())
+                    named.add(m.node());
+            });
+            for (String n : named)
+                if (r.state() != StripeState.ROLLED_BACK && r.state() != StripeState.RETIRED && node.ring().hasLeft(n))
+                    departed.merge(n, 1, Integer::sum);
+        }
         doc.put("stripes", states);
+        doc.put("stripes_naming_departed_nodes", departed);
         return doc;
     }
 

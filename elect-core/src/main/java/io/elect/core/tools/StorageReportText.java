@@ -49,6 +49,12 @@ final class StorageReportText
             Map.Entry<String, JsonNode> e = it.next();
             sb.append(' ').append(e.getKey()).append('=').append(e.getValue().asInt());
         }
+        for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("stripes_naming_departed_nodes").fields(); it.hasNext(); )
+        {
+            Map.Entry<String, JsonNode> e = it.next();
+            sb.append(String.format("%nStripes naming %s, which left the ring: %d (repaired by the coordinator's rounds)", e.getKey(),
+                                    e.getValue().asInt()));
+        }
         return sb.append('\n').toString();
     }
 

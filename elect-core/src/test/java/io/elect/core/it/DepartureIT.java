@@ -32,7 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A node with encoded data leaves the ring (issue 18, docs/design/topology.md "Nodes that left the ring"): a real
  * 4-node cluster (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on) encodes an ELECT table, then node 4 is decommissioned
- * ({@code nodetool decommission}, which streams its ranges) and stopped. Within a few minutes no stripe names node 4
+ * ({@code nodetool decommission}, which streams its ranges) and stopped, or ({@code -Delect.it.departure.mode=removenode})
+ * killed and removed with {@code nodetool removenode} (the remaining replicas stream its ranges, reading stubs of its
+ * members through their stripes). Within a few minutes no stripe names node 4
  * any more (its members were removed from their stripes after their stubs were materialized, its parity chunks
  * rebuilt on other nodes, or its stripes retired), every key reads back at ONE and ALL, and {@code electtool verify}
  * passes on the three remaining nodes.
@@ -49,6 +51,8 @@ class DepartureIT
     private static final String KS = "elect_departure_it";
     private static final String LEAVING = "127.0.0.4";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** {@code -Delect.it.departure.mode=removenode}: node 4 is killed and removed instead of decommissioned. */
+    private static final boolean REMOVENODE = "removenode".equals(System.getProperty("elect.it.departure.mode"));
     private static CqlSession session;
 
     @BeforeAll
@@ -97,9 +101,34 @@ class DepartureIT
                            + before[1] + " with parity only");
         assertTrue(before[0] + before[1] > 0, "node 4 holds chunks of committed stripes");
 
-        Result decommission = SCRIPT.run(1800, "nodetool", "4", "decommission");
-        assertEquals(0, decommission.code(), "nodetool decommission: " + decommission.output());
-        assertEquals(0, SCRIPT.run(180, "kill", "4").code());
+        if (REMOVENODE)
+        {
+            // node 4 dies (its disk is gone for good), then the others remove it: its ranges are streamed from the
+            // remaining replicas, which read stubs of node 4's members through the stripe (degraded decode)
+            Row hostId = session.execute("SELECT host_id FROM system.peers WHERE peer = '" + LEAVING + "'").one();
+            assertNotNull(hostId, "node 1 knows node 4's host id");
+            assertEquals(0, SCRIPT.run(180, "kill", "--hard", "4").code());
+            Thread.sleep(15_000); // failure detection
+            Result removed = SCRIPT.run(1800, "nodetool", "1", "removenode", hostId.getUuid(0).toString());
+            assertEquals(0, removed.code(), "nodetool removenode: " + removed.output());
+        }
+        else
+        {
+            Result decommission = SCRIPT.run(1800, "nodetool", "4", "decommission");
+            assertEquals(0, decommission.code(), "nodetool decommission: " + decommission.output());
+            assertEquals(0, SCRIPT.run(180, "kill", "4").code());
+        }
+
+        // during the minute's grace, `electtool storage` names the departed node and its stripes
+        JsonNode named = null;
+        for (int i = 0; i < 10 && (named == null || named.path(LEAVING).asInt() == 0); i++)
+        {
+            named = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"))
+                        .path("stripes_naming_departed_nodes");
+            Thread.sleep(1000);
+        }
+        System.out.println("storage report, stripes naming departed nodes: " + named);
+        assertTrue(named.path(LEAVING).asInt() > 0, "the storage report names the departed node's stripes: " + named);
 
         long deadline = System.currentTimeMillis() + 600_000;
         int[] left = naming(LEAVING);
@@ -115,6 +144,9 @@ class DepartureIT
             kinds.merge(m.group(1), 1, Integer::sum);
         System.out.println("stripes repaired by kind: " + kinds + "; still naming " + LEAVING + ": " + left[0] + " + " + left[1]);
         assertEquals(0, left[0] + left[1], "no stripe names the decommissioned node any more");
+        JsonNode after = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
+        System.out.println("storage report after the repair: " + after);
+        assertEquals(0, after.path("stripes_naming_departed_nodes").size(), after.toString());
         assertTrue(kinds.values().stream().mapToInt(Integer::intValue).sum() > 0, "the coordinator logged its repairs");
 
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");

@@ -22,4 +22,14 @@ class StorageReportTextTest
         // an older node's report has no such entry: no line
         assertFalse(StorageReportText.render(json.replace("\"changes_by_this_node\"", "\"x\"")).contains("members merged"));
     }
+
+    @Test
+    void namesTheDepartedNodesThatStripesStillName() throws Exception
+    {
+        String json = "{\"target_saving\":0.6,\"k\":2,\"m\":1,\"live_nodes\":3,\"ring_nodes\":3,\"tables\":[],"
+                      + "\"stripes\":{\"committed\":7},\"stripes_naming_departed_nodes\":{\"127.0.0.4\":3}}";
+        String text = StorageReportText.render(json);
+        assertTrue(text.contains("Stripes naming 127.0.0.4, which left the ring: 3"), text);
+        assertFalse(StorageReportText.render(json.replace("{\"127.0.0.4\":3}", "{}")).contains("left the ring"));
+    }
 }
