@@ -3,11 +3,9 @@ package io.elect.core.it;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,7 +18,6 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import io.elect.core.it.LocalClusterScript.Result;
 import io.elect.core.jmx.ElectNodeMBean;
 import io.elect.core.stripes.StripeRecord;
-import io.elect.core.stripes.StripeRecordCodec;
 import io.elect.core.stripes.StripeState;
 
 import static io.elect.core.it.TransitioningIT.key;
@@ -81,15 +78,7 @@ class DepartureIT
         session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
         session.execute("CREATE TABLE " + KS + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
                         + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}");
-        PreparedStatement put = session.prepare("INSERT INTO " + KS + ".usertable (key, field0, field3) VALUES (?, ?, ?)");
-        List<CompletionStage<AsyncResultSet>> inflight = new ArrayList<>();
-        for (int k = 0; k < KEYS; k++)
-        {
-            inflight.add(session.executeAsync(put.bind(key(k), value(k, 0, 0), value(k, 0, 3)).setConsistencyLevel(ConsistencyLevel.ALL)));
-            if (inflight.size() >= 64)
-                drain(inflight);
-        }
-        drain(inflight);
+        LocalClusterScript.loadUsertable(session, KS, KEYS);
         for (int i = 1; i <= 4; i++)
         {
             assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
@@ -108,7 +97,13 @@ class DepartureIT
             Row hostId = session.execute("SELECT host_id FROM system.peers WHERE peer = '" + LEAVING + "'").one();
             assertNotNull(hostId, "node 1 knows node 4's host id");
             assertEquals(0, SCRIPT.run(180, "kill", "--hard", "4").code());
-            Thread.sleep(15_000); // failure detection
+            // removenode refuses a node still seen alive: wait until node 1's failure detector marks it down
+            long down = System.currentTimeMillis() + 120_000;
+            while (!SCRIPT.run(120, "nodetool", "1", "status").output().lines().anyMatch(l -> l.startsWith("DN") && l.contains(LEAVING + " ")))
+            {
+                assertTrue(System.currentTimeMillis() < down, "node 1 did not see node 4 down within 2 minutes");
+                Thread.sleep(3000);
+            }
             Result removed = SCRIPT.run(1800, "nodetool", "1", "removenode", hostId.getUuid(0).toString());
             assertEquals(0, removed.code(), "nodetool removenode: " + removed.output());
         }
@@ -144,6 +139,7 @@ class DepartureIT
             kinds.merge(m.group(1), 1, Integer::sum);
         System.out.println("stripes repaired by kind: " + kinds + "; still naming " + LEAVING + ": " + left[0] + " + " + left[1]);
         assertEquals(0, left[0] + left[1], "no stripe names the decommissioned node any more");
+        long repairedAt = System.currentTimeMillis();
         JsonNode after = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
         System.out.println("storage report after the repair: " + after);
         assertEquals(0, after.path("stripes_naming_departed_nodes").size(), after.toString());
@@ -158,6 +154,12 @@ class DepartureIT
             Result verify = SCRIPT.runTool(900, "bin/electtool", "-p", String.valueOf(7099 + 100 * i), "verify", "--json");
             assertEquals(0, verify.code(), "electtool verify on node " + i + ": " + verify.output());
         }
+        // measured, not asserted yet (issue 18 wants it back within 2 points of alpha): the saving once transitioning
+        // has had the read-back and verify minutes to encode the re-replicated rows again
+        JsonNode later = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
+        System.out.println("saving right after the repair " + after.path("tables").path(0).path("achieved_saving").asDouble() + ", "
+                           + (System.currentTimeMillis() - repairedAt) / 1000 + " s later "
+                           + later.path("tables").path(0).path("achieved_saving").asDouble() + " (alpha 0.6)");
         // single-node failures are still survivable: every key at ONE with node 3 down
         assertEquals(0, SCRIPT.run(180, "kill", "--hard", "3").code());
         Thread.sleep(10_000);
@@ -210,15 +212,7 @@ class DepartureIT
 
     private static List<StripeRecord> records()
     {
-        List<StripeRecord> out = new ArrayList<>();
-        for (Row row : session.execute("SELECT record FROM elect_system.stripes"))
-        {
-            java.nio.ByteBuffer b = row.getByteBuffer("record");
-            byte[] bytes = new byte[b.remaining()];
-            b.get(bytes);
-            out.add(StripeRecordCodec.decode(bytes));
-        }
-        return out;
+        return LocalClusterScript.stripeRecords(session);
     }
 
     private static void check(Row row, int k, String how)
@@ -228,10 +222,4 @@ class DepartureIT
         assertEquals(value(k, 0, 3), row.getString(1), "key " + key(k) + " field3 (" + how + ")");
     }
 
-    private static void drain(List<CompletionStage<AsyncResultSet>> inflight) throws Exception
-    {
-        for (CompletionStage<AsyncResultSet> f : inflight)
-            f.toCompletableFuture().get();
-        inflight.clear();
-    }
 }

@@ -104,6 +104,43 @@ public final class LocalClusterScript
     }
 
     /**
+     * Writes {@code keys} rows of {@code <ks>.usertable (key, field0, field3)} with {@link TransitioningIT#key} and
+     * version-0 {@link TransitioningIT#value}s at CL ALL, 64 in flight.
+     */
+    public static void loadUsertable(com.datastax.oss.driver.api.core.CqlSession session, String ks, int keys) throws Exception
+    {
+        com.datastax.oss.driver.api.core.cql.PreparedStatement put =
+            session.prepare("INSERT INTO " + ks + ".usertable (key, field0, field3) VALUES (?, ?, ?)");
+        List<java.util.concurrent.CompletionStage<com.datastax.oss.driver.api.core.cql.AsyncResultSet>> inflight = new ArrayList<>();
+        for (int k = 0; k <= keys; k++)
+        {
+            if (k == keys || inflight.size() >= 64)
+            {
+                for (java.util.concurrent.CompletionStage<com.datastax.oss.driver.api.core.cql.AsyncResultSet> f : inflight)
+                    f.toCompletableFuture().get();
+                inflight.clear();
+            }
+            if (k < keys)
+                inflight.add(session.executeAsync(put.bind(TransitioningIT.key(k), TransitioningIT.value(k, 0, 0), TransitioningIT.value(k, 0, 3))
+                                                     .setConsistencyLevel(com.datastax.oss.driver.api.core.ConsistencyLevel.ALL)));
+        }
+    }
+
+    /** Every stripe record, decoded (read at the session's default consistency). */
+    public static List<io.elect.core.stripes.StripeRecord> stripeRecords(com.datastax.oss.driver.api.core.CqlSession session)
+    {
+        List<io.elect.core.stripes.StripeRecord> out = new ArrayList<>();
+        for (com.datastax.oss.driver.api.core.cql.Row row : session.execute("SELECT record FROM elect_system.stripes"))
+        {
+            java.nio.ByteBuffer b = row.getByteBuffer("record");
+            byte[] bytes = new byte[b.remaining()];
+            b.get(bytes);
+            out.add(io.elect.core.stripes.StripeRecordCodec.decode(bytes));
+        }
+        return out;
+    }
+
+    /**
      * {@code nodetool N compact KEYSPACE}, once. It used to be retried: ELECT's holds on SSTables (stub purges,
      * freezes, tiering switches) were invisible to Cassandra's major compaction, which gave up after a minute with a
      * NullPointerException from CompactionManager.submitMaximal. Holds are now registered and stoppable

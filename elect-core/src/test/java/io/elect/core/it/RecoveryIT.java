@@ -3,14 +3,11 @@ package io.elect.core.it;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverException;
-import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -92,15 +89,8 @@ class RecoveryIT
         session.execute("CREATE TABLE " + KS + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
                         + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}"
                         + " AND read_repair = 'NONE'");
+        LocalClusterScript.loadUsertable(session, KS, KEYS);
         PreparedStatement put = session.prepare("INSERT INTO " + KS + ".usertable (key, field0, field3) VALUES (?, ?, ?)");
-        List<CompletionStage<AsyncResultSet>> inflight = new ArrayList<>();
-        for (int k = 0; k < KEYS; k++)
-        {
-            inflight.add(session.executeAsync(put.bind(key(k), value(k, 0, 0), value(k, 0, 3)).setConsistencyLevel(ConsistencyLevel.ALL)));
-            if (inflight.size() >= 64)
-                drain(inflight);
-        }
-        drain(inflight);
         for (int i = 1; i <= 3; i++)
         {
             assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
@@ -259,23 +249,12 @@ class RecoveryIT
         assertEquals(value(k, version, 3), row.getString(1), "key " + key(k) + " field3 (" + how + ")");
     }
 
-    private static void drain(List<CompletionStage<AsyncResultSet>> inflight) throws Exception
-    {
-        for (CompletionStage<AsyncResultSet> f : inflight)
-            f.toCompletableFuture().get();
-        inflight.clear();
-    }
-
     /** Committed stripes with more than {@code m} of their chunks (real members and parity) on the {@code down} nodes. */
     private static int stripesLosingMoreThanM(List<String> down, int m)
     {
         int n = 0;
-        for (Row r : session.execute("SELECT record FROM elect_system.stripes"))
+        for (io.elect.core.stripes.StripeRecord rec : LocalClusterScript.stripeRecords(session))
         {
-            java.nio.ByteBuffer b = r.getByteBuffer("record");
-            byte[] bytes = new byte[b.remaining()];
-            b.get(bytes);
-            io.elect.core.stripes.StripeRecord rec = io.elect.core.stripes.StripeRecordCodec.decode(bytes);
             if (rec.state() != io.elect.core.stripes.StripeState.COMMITTED)
                 continue;
             int lost = 0;
