@@ -40,7 +40,8 @@ class ArchitectureTest
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
     private static final Pattern OUR_REF = Pattern.compile("\\b(io\\.elect\\.core(?:\\.[a-z]\\w*)*)\\.[A-Z]");
     private static final Pattern CASSANDRA_REF = Pattern.compile("\\borg\\.apache\\.cassandra\\.");
-    private static final Pattern CLOCK_READ = Pattern.compile("\\bSystem\\s*\\.\\s*(currentTimeMillis|nanoTime)\\b|\\bThread\\s*\\.\\s*sleep\\b");
+    private static final Pattern CLOCK_READ = Pattern.compile("\\bSystem\\s*(?:\\.|::)\\s*(currentTimeMillis|nanoTime)\\b|\\bThread\\s*(?:\\.|::)\\s*sleep\\b");
+    // (method references too: System::nanoTime passed as a supplier reads the system clock just the same)
     private static final Pattern STATIC_FIELD = Pattern.compile("^\\s*(?:(?:public|protected|private)\\s+)?static\\s+(?!final\\b)(?!class\\b|interface\\b|enum\\b|record\\b|abstract\\b|<)[\\w<>,.?\\[\\] ]+\\s+\\w+\\s*(=|;)",
                                                                 Pattern.MULTILINE);
     private static final Pattern STATIC_MUTABLE = Pattern.compile("static\\s+final\\s+[^=;(){}\\n]+=\\s*(?:new\\s+(?:java\\.util\\.)?(?:concurrent\\.)?(?:Concurrent\\w*|HashMap|HashSet|LinkedHashMap|LinkedHashSet|TreeMap|TreeSet|ArrayList|LinkedList|ArrayDeque|Atomic\\w+|CopyOnWrite\\w+|ThreadPoolExecutor|ScheduledThreadPoolExecutor)\\b|Executors\\.|ConcurrentHashMap\\.newKeySet)");

@@ -108,7 +108,7 @@ public final class ElectStripeStore implements StripeStore
                              READ_ATTEMPTS, pause);
                 try
                 {
-                    Thread.sleep(pause);
+                    clock.sleep(pause);
                 }
                 catch (InterruptedException ie)
                 {

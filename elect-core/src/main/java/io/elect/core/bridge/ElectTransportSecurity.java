@@ -130,7 +130,7 @@ public final class ElectTransportSecurity
     /** The node's transport: TLS as configured, ring-member and stripe-participant checks, its MBean registered. */
     public static NettyTransport open(String host, ElectConfig config, StripeStore stripes, PeerLiveness liveness)
     {
-        RingAccessPolicy policy = new RingAccessPolicy(new GossipRing(), id -> participants(stripes, id));
+        RingAccessPolicy policy = new RingAccessPolicy(new GossipRing(), id -> participants(stripes, id), io.elect.core.util.Clock.SYSTEM);
         TransportSecurity security;
         ServerEncryptionOptions o = DatabaseDescriptor.getRawConfig().server_encryption_options;
         if (tlsWanted(config, o))

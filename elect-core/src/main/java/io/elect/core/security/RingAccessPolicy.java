@@ -73,9 +73,9 @@ public final class RingAccessPolicy implements CallerPolicy
     private final java.util.function.LongSupplier nanoClock;
     private final Map<String, Parties> cache = new ConcurrentHashMap<>();
 
-    public RingAccessPolicy(Ring ring, Stripes stripes)
+    public RingAccessPolicy(Ring ring, Stripes stripes, io.elect.core.util.Clock clock)
     {
-        this(ring, stripes, Thread::sleep, System::nanoTime);
+        this(ring, stripes, clock::sleep, clock::nanoTime);
     }
 
     RingAccessPolicy(Ring ring, Stripes stripes, Sleeper sleeper, java.util.function.LongSupplier nanoClock)

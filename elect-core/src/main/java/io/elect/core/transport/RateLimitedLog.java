@@ -28,7 +28,7 @@ public final class RateLimitedLog
 
     public RateLimitedLog(Logger logger, long intervalMillis)
     {
-        this(logger, intervalMillis, System::nanoTime);
+        this(logger, intervalMillis, io.elect.core.util.Clock.SYSTEM::nanoTime);
     }
 
     /** Logs {@code format} with {@code args} at WARN unless a line was logged less than one interval ago. */

@@ -35,7 +35,7 @@ class RingAccessPolicyTest
         return new RingAccessPolicy(ring(), id -> {
             lookups.incrementAndGet();
             return Optional.ofNullable(records.get(id));
-        });
+        }, io.elect.core.util.Clock.SYSTEM);
     }
 
     static RingAccessPolicy.Ring ring()
