@@ -395,8 +395,10 @@ public final class CassandraTables implements LocalTables
             for (SSTableReader r : view.sstables)
                 if (r.descriptor.id.toString().equals(id))
                     f = r;
-            if (f == null || TieredSSTables.isTiered(f) || !tag.equals(tags.get(id)))
-                throw new IllegalStateException("sstable " + id + " of " + t + " is not a live LOCAL member frozen under " + tag);
+            // LOCAL, or offloaded (COLD: the scan reads it from the cold tier); never a stub
+            if (f == null || !tag.equals(tags.get(id))
+                || TieredSSTables.isTiered(f) && TieredSSTables.sidecar(f.descriptor).source() != TieredSidecar.Source.COLD)
+                throw new IllegalStateException("sstable " + id + " of " + t + " is not a live member (LOCAL or COLD) frozen under " + tag);
             List<SSTableReader> shadows = MemberMerge.shadows(f, tag, view.sstables, tags, replicated);
             // a merge declined against these shadows is declined again: do not rewrite the member every round
             String key = cfs.metadata().id + "/" + id;

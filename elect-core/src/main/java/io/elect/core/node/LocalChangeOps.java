@@ -117,7 +117,8 @@ final class LocalChangeOps
     /**
      * This node's live member file of the stripe named {@code sstable}: the file with that id, or else the one file
      * frozen under the stripe that the record does not name otherwise (an offloaded member has a new id; during a
-     * merge the member's next version is frozen under the stripe too, and is never taken for the previous one).
+     * merge the member's next version is frozen under the stripe too, and is never taken for the previous one:
+     * neither once the record names it nor while a merge marker says what it is).
      */
     private TableFile memberFile(TableRef t, String sstable, String stripeId) throws IOException
     {
@@ -138,7 +139,7 @@ final class LocalChangeOps
                 continue;
             if (f.id().equals(sstable))
                 return f;
-            if (stripeId.equals(f.frozenTag()) && !named.contains(RemoteStripeParticipant.memberName(t, f.id())))
+            if (stripeId.equals(f.frozenTag()) && !named.contains(RemoteStripeParticipant.memberName(t, f.id())) && !merges.isNextVersion(t, f.id()))
             {
                 tagged = f;
                 n++;
@@ -148,9 +149,10 @@ final class LocalChangeOps
     }
 
     /**
-     * MERGE_MEMBER: writes the next version of this node's LOCAL member of a COMMITTED stripe (LocalTables#mergeMember:
-     * without what newer members and stubs of other stripes that stubs have reached shadow), live and frozen under
-     * the stripe beside the member, or declines. Idempotent: a next version this process wrote for the member
+     * MERGE_MEMBER: writes the next version of this node's member of a COMMITTED stripe (LocalTables#mergeMember:
+     * without what newer members and stubs of other stripes that stubs have reached shadow), live, LOCAL and frozen
+     * under the stripe beside the member, or declines. An offloaded (COLD) member is read from the cold tier for it
+     * (recall-merge: its next version is hot until offloading picks it again). Idempotent: a next version this process wrote for the member
      * ({@link MergeMarkers}) is returned. Nothing names it until the coordinator records the change; NodeMaintenance
      * deletes one left unnamed.
      */
@@ -163,13 +165,10 @@ final class LocalChangeOps
         String name = RemoteStripeParticipant.memberName(t, req.sstable());
         if (r.members().stream().noneMatch(m -> !m.isVirtual() && node.self().equals(m.node()) && name.equals(m.sstable())))
             throw new IllegalStateException("stripe " + req.stripeId() + " has no member " + name + " on " + node.self());
-        TableFile f = null;
-        for (TableFile x : node.tables().files(t))
-            if (x.id().equals(req.sstable()) && !x.isStub())
-                f = x;
-        if (f == null || f.source() != LocalTables.Source.LOCAL || !req.stripeId().equals(f.frozenTag()))
-            throw new IllegalStateException("member " + name + " of stripe " + req.stripeId() + " is not a live LOCAL file of " + node.self()
-                                            + (f == null ? "" : " (" + f.source() + ")") + ": only local members are merged");
+        // an offloaded member has a new id: memberFile finds it by the stripe's tag
+        TableFile f = memberFile(t, req.sstable(), req.stripeId());
+        if (f == null || f.isStub() || !req.stripeId().equals(f.frozenTag()))
+            throw new IllegalStateException("member " + name + " of stripe " + req.stripeId() + " is not a live file of " + node.self());
         java.util.Optional<MergeMarkers.Marker> earlier = merges.of(req.stripeId(), t, f.id());
         if (earlier.isPresent())
             for (TableFile x : node.tables().files(t))
@@ -184,8 +183,8 @@ final class LocalChangeOps
             return MergeResult.declined(f.dataBytes());
         }
         merges.put(new MergeMarkers.Marker(t, req.stripeId(), f.id(), m.id(), node.clock().millis()));
-        logger.info("member {} of stripe {} ({}) merged into {}: {} -> {} data bytes ({} ms)", f.id(), req.stripeId(), t, m.id(),
-                    m.bytesBefore(), m.dataBytes(), node.clock().millisSince(start));
+        logger.info("member {} ({}) of stripe {} ({}) merged into {}: {} -> {} data bytes ({} ms)", f.id(), f.source(), req.stripeId(), t,
+                    m.id(), m.bytesBefore(), m.dataBytes(), node.clock().millisSince(start));
         return new MergeResult(m.id(), m.dataBytes(), m.bytesBefore());
     }
 

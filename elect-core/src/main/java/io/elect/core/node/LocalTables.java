@@ -212,8 +212,8 @@ public interface LocalTables
     }
 
     /**
-     * Writes the next version of live LOCAL member {@code id} frozen under {@code tag} and adds it as a live LOCAL
-     * file frozen under the same tag, beside the member (reads see both; the versions the new file holds are the
+     * Writes the next version of live member {@code id} frozen under {@code tag} (LOCAL, or COLD: read from the cold
+     * tier; never a stub) and adds it as a live LOCAL file frozen under the same tag, beside the member (reads see both; the versions the new file holds are the
      * member's own). The next version is the member without every cell, row marker and deletion that loses, by
      * Cassandra's reconciliation, to a version held by a frozen file of ANOTHER stripe all of whose data is strictly
      * newer than the member's (min timestamp above the member's max) and whose stripe {@code replicated} accepts

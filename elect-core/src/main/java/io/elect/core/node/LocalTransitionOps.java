@@ -63,7 +63,7 @@ public final class LocalTransitionOps
 
     private final NodeContext node;
     private final Map<String, MemberInfo> pinned = new ConcurrentHashMap<>();
-    private final MergeMarkers merges = new MergeMarkers();
+    private final MergeMarkers merges;
     private final ColdOffload offload;
     private final NodeSnapshots snapshots;
     private final NodeRebuilds rebuilds;
@@ -74,6 +74,7 @@ public final class LocalTransitionOps
         this.node = node;
         this.rebuilds = rebuilds;
         this.snapshots = new NodeSnapshots(node);
+        this.merges = new MergeMarkers(node.stateDir());
         // a merge's next version, not named by a record yet, stays LOCAL: the change flow reads it by its id
         this.offload = new ColdOffload(node, (t, id) -> isPinned(t, id) || merges.isNextVersion(t, id), snapshots::readRate);
         this.maintenance = new NodeMaintenance(node, this, offload, merges);

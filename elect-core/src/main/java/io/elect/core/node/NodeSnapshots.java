@@ -153,10 +153,10 @@ final class NodeSnapshots
         java.util.Map<String, Long> obsoleteByFile = node.tables().obsoleteBytes(t);
         for (long b : obsoleteByFile.values())
             obsolete += b;
-        // the member-merge step's trigger: obsolete bytes of this node's LOCAL members, per stripe
+        // the member-merge step's trigger: obsolete bytes of this node's members (LOCAL or offloaded), per stripe
         java.util.Map<String, Long> mergeable = new java.util.HashMap<>();
         for (LocalTables.TableFile f : node.tables().files(t))
-            if (f.frozenTag() != null && f.source() == LocalTables.Source.LOCAL && obsoleteByFile.getOrDefault(f.id(), 0L) > 0)
+            if (f.frozenTag() != null && !f.isStub() && obsoleteByFile.getOrDefault(f.id(), 0L) > 0)
                 mergeable.merge(f.frozenTag(), obsoleteByFile.get(f.id()), Long::sum);
         obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
         java.util.Map<String, java.util.Map<Integer, Boolean>> files = node.tables().shadowedFiles(t, false);

@@ -328,8 +328,8 @@ final class SimTables implements LocalTables
     public Merged mergeMember(TableRef t, String id, String tag, Predicate<String> replicated, double minShare) throws IOException
     {
         SimFile f = set.live(t, id);
-        if (f.source != Source.LOCAL || !tag.equals(f.frozenTag))
-            throw new IllegalStateException(node + "/" + id + " is not a LOCAL member frozen under " + tag);
+        if (f.source == Source.DECODED || !tag.equals(f.frozenTag))
+            throw new IllegalStateException(node + "/" + id + " is not a member (LOCAL or COLD) frozen under " + tag);
         long maxTs = f.stat("max_ts=", Long.MAX_VALUE);
         List<SimFile> shadows = new ArrayList<>();
         for (SimFile g : set.files.values())

@@ -278,6 +278,58 @@ class MemberRewriteTest
             assertEquals(value(i, i % 2 == 0 ? 1 : 0), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
     }
 
+    /**
+     * An offloaded (COLD) member merges like a LOCAL one (recall-merge): its rows are read from the cold tier, the
+     * next version is a LOCAL file frozen under the member's stripe, reads are unchanged before and after the cold
+     * member is retired, and only the cold tier's ranges of it were read (never a whole-object download).
+     */
+    @Test
+    void anOffloadedMemberMergesIntoALocalNextVersion() throws Exception
+    {
+        String ks = KS + "_coldmerge";
+        ColumnFamilyStore cfs = table(ks, " AND compression = {'enabled': 'false'}");
+        io.elect.core.transition.wire.TransitionMessages.TableRef t = new io.elect.core.transition.wire.TransitionMessages.TableRef(ks, "t");
+        io.elect.core.node.LocalTables tables = NodeHandoff.bridge().localTables();
+        io.elect.offload.ColdStore cold = io.elect.offload.FramedColdStore.inMemory();
+        NodeHandoff.bridge().node().tiered().registerStore("mem-merge", cold);
+        PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".t (key, field0) VALUES (?, ?)");
+        SSTableReader f = firstVersion(cfs, insert, 200);
+        String a = "00000000000000000000000000000ccc", b = "00000000000000000000000000000ddd";
+        NodeHandoff.bridge().frozen().freeze(cfs, f, a);
+        long local = f.onDiskLength();
+        String fid = tables.toCold(t, f.descriptor.id.toString(), "mem-merge", (data, store, key) -> { });
+        io.elect.core.node.LocalTables.TableFile coldFile = tables.files(t).stream().filter(x -> x.id().equals(fid)).findFirst().orElseThrow();
+        assertEquals(io.elect.core.node.LocalTables.Source.COLD, coldFile.source());
+        assertEquals(a, coldFile.frozenTag());
+        for (int i = 0; i < 200; i += 4)
+            session.execute(insert.bind("k" + i, value(i, 1)));
+        cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+        SSTableReader g = cfs.getLiveSSTables().stream().filter(r -> !TieredSSTables.isTiered(r)).findFirst().orElseThrow();
+        NodeHandoff.bridge().frozen().freeze(cfs, g, b);
+
+        long readAll = cold.metrics().op(io.elect.offload.ColdStoreMetrics.Op.READ_ALL).count.sum();
+        long ranged = cold.metrics().bytesRead.sum();
+        io.elect.core.node.LocalTables.Merged m = tables.mergeMember(t, fid, a, b::equals, 0.2);
+        assertTrue(m != null && m.bytesBefore() == local, "the cold member's data length is its local length: " + m);
+        assertTrue(m.dataBytes() < local * 8 / 10 && m.dataBytes() > local * 7 / 10, m.toString());
+        assertEquals(readAll, cold.metrics().op(io.elect.offload.ColdStoreMetrics.Op.READ_ALL).count.sum(), "no whole-object read");
+        assertTrue(cold.metrics().bytesRead.sum() - ranged >= local, "the member's bytes came from the cold tier");
+        io.elect.core.node.LocalTables.TableFile next = tables.files(t).stream().filter(x -> x.id().equals(m.id())).findFirst().orElseThrow();
+        assertEquals(io.elect.core.node.LocalTables.Source.LOCAL, next.source(), "the next version is hot");
+        assertEquals(a, next.frozenTag(), "frozen under the member's stripe");
+        SSTableReader nextReader = cfs.getLiveSSTables().stream().filter(r -> r.descriptor.id.toString().equals(m.id())).findFirst().orElseThrow();
+        assertEquals(150, EmbeddedNode.layout(nextReader).keys().size(), "the keys nothing newer shadows");
+        for (int i = 0; i < 200; i++)
+            assertEquals(value(i, i % 4 == 0 ? 1 : 0), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
+        assertThrows(IllegalStateException.class, () -> tables.mergeMember(t, fid, b, b::equals, 0.2), "another stripe's tag");
+
+        tables.retire(t, fid, a); // REMOVE_MEMBER once the stripe names the next version
+        assertEquals(2, cfs.getLiveSSTables().size());
+        assertTrue(cfs.getLiveSSTables().stream().noneMatch(TieredSSTables::isTiered), "the cold member is gone");
+        for (int i = 0; i < 200; i++)
+            assertEquals(value(i, i % 4 == 0 ? 1 : 0), session.execute("SELECT field0 FROM " + ks + ".t WHERE key = ?", "k" + i).one().getByteBuffer("field0"));
+    }
+
     /** Keys k0..k{n-1} at version 0, flushed: the table's one SSTable. */
     private static SSTableReader firstVersion(ColumnFamilyStore cfs, PreparedStatement insert, int n)
     {
