@@ -13,6 +13,8 @@ import org.slf4j.LoggerFactory;
 import io.elect.coding.ErasureCoder;
 import io.elect.core.node.LocalTables.TableFile;
 import io.elect.core.stripes.ChunkChecksums;
+import io.elect.core.stripes.CountingMemberReader;
+import io.elect.core.stripes.StripeMemberReader;
 import io.elect.core.stripes.LocatorMemberReader;
 import io.elect.core.stripes.ParityBuilder;
 import io.elect.core.stripes.ParityDeltaApplier;
@@ -250,11 +252,14 @@ final class LocalChangeOps
         if (present.isPresent() && java.util.Arrays.equals(ParitySidecar.read(ParitySidecar.of(file)).dataLengths(), target))
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), file.toAbsolutePath().toString()), present.get().length());
         long start = node.clock().nanoTime();
+        CountingMemberReader reader = new CountingMemberReader(node.tiered().members(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), "/"));
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
         if (req.removal() && req.beforeChecksums().length() == 0)
-            return reencode(req, old, start);
+            return reencode(req, old, start, reader);
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
-            return build(req, start); // never held here: this node replaces a parity node that left the ring
+            return build(req, start, reader, "built here from its members (this node takes over the chunk)");
+        if ("reencode".equals(node.config().updatePolicy))
+            return build(req, start, reader, "encoded afresh from the members of the new plan (update_policy reencode)");
         Path recalled = null;
         if (!Files.exists(old))
         {
@@ -266,7 +271,7 @@ final class LocalChangeOps
             StripeLayout prev = req.previous();
             ErasureCoder coder = node.tiered().coders().get(prev.k(), prev.m());
             ParityDeltaApplier.Version before = new ParityDeltaApplier.Version(
-                verified(prev, req.slot(), req.beforeChecksums()), req.beforeChecksums().length());
+                verified(reader, prev, req.slot(), req.beforeChecksums()), req.beforeChecksums().length());
             ParityDeltaApplier.Version after = ParityDeltaApplier.Version.absent();
             if (!req.removal())
             {
@@ -275,12 +280,15 @@ final class LocalChangeOps
                 long[] lengths = prev.dataLengths();
                 lengths[req.slot()] = req.afterChecksums().length();
                 StripeLayout next = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, prev.stripeLength(), locators);
-                after = new ParityDeltaApplier.Version(verified(next, req.slot(), req.afterChecksums()), req.afterChecksums().length());
+                after = new ParityDeltaApplier.Version(verified(reader, next, req.slot(), req.afterChecksums()), req.afterChecksums().length());
             }
+            long recalledBytes = recalled == null ? 0 : Files.size(recalled);
             ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).apply(coder, req.slot(), old, before, after, file);
-            logger.info("parity {} of stripe {} ({}) generation {} -> {}: member {} {} ({} -> {} bytes), {} bytes written ({} ms)",
+            account(reader, built.length(), recalledBytes, built.length());
+            logger.info("parity {} of stripe {} ({}) generation {} -> {} by delta: member {} {} ({} -> {} bytes), {} bytes written; "
+                        + "member bytes read: {}; previous parity read: {} bytes ({} ms)",
                         req.index(), req.stripeId(), t, gen - 1, gen, req.slot(), req.removal() ? "removed" : "replaced",
-                        before.length(), after.length(), built.length(), node.clock().millisSince(start));
+                        before.length(), after.length(), built.length(), reader, built.length(), node.clock().millisSince(start));
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()),
                                   built.length());
         }
@@ -296,7 +304,7 @@ final class LocalChangeOps
      * other members (the request's layout, the removed slot a zero chunk) at the previous generation's length (the
      * code length the stubs' layouts keep).
      */
-    private ParityInfo reencode(ParityChangeRequest req, Path old, long start) throws IOException
+    private ParityInfo reencode(ParityChangeRequest req, Path old, long start, CountingMemberReader reader) throws IOException
     {
         long length;
         if (Files.exists(old))
@@ -313,10 +321,11 @@ final class LocalChangeOps
         StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, length, locators);
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
-            .build(target, req.index(), node.tiered().members(), file.getParent(), file.getFileName().toString());
+            .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
+        account(reader, 0, 0, built.length());
         logger.info("parity {} of stripe {} ({}) generation {} encoded from the members other than {} (its previous version is unreadable): "
-                    + "{} bytes ({} ms)", req.index(), req.stripeId(), req.table(), req.toGeneration(), req.slot(), built.length(),
-                    node.clock().millisSince(start));
+                    + "{} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(), req.table(), req.toGeneration(), req.slot(),
+                    built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
@@ -324,7 +333,7 @@ final class LocalChangeOps
      * The next generation of a parity chunk this node never held (it replaces a parity node that left the ring, issue
      * 18): encoded from the members of the target layout (the request's previous layout with the slot's next version).
      */
-    private ParityInfo build(ParityChangeRequest req, long start) throws IOException
+    private ParityInfo build(ParityChangeRequest req, long start, CountingMemberReader reader, String how) throws IOException
     {
         StripeLayout prev = req.previous();
         java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
@@ -334,9 +343,10 @@ final class LocalChangeOps
         StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, prev.stripeLength(), locators);
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
-            .build(target, req.index(), node.tiered().members(), file.getParent(), file.getFileName().toString());
-        logger.info("parity {} of stripe {} ({}) generation {} built here from its members (this node takes over the chunk): {} bytes ({} ms)",
-                    req.index(), req.stripeId(), req.table(), req.toGeneration(), built.length(), node.clock().millisSince(start));
+            .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
+        account(reader, 0, 0, built.length());
+        logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(),
+                    req.table(), req.toGeneration(), how, built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
@@ -374,15 +384,30 @@ final class LocalChangeOps
         return out;
     }
 
+    /**
+     * Parity maintenance's cost in the node's metrics (group ParityMaintenance; what scripts/bench updates reports):
+     * member bytes fetched from other nodes, from the cold tier and locally, previous-generation parity bytes read
+     * ({@code parityRead}, of which {@code parityRecalled} came from the cold tier) and parity bytes written.
+     */
+    private void account(CountingMemberReader reader, long parityRead, long parityRecalled, long written)
+    {
+        node.metrics().counter("ParityMaintenance", "MemberBytesFromNodes", null).inc(reader.network.sum());
+        node.metrics().counter("ParityMaintenance", "MemberBytesFromColdTier", null).inc(reader.cold.sum() + parityRecalled);
+        node.metrics().counter("ParityMaintenance", "MemberBytesLocal", null).inc(reader.local.sum());
+        node.metrics().counter("ParityMaintenance", "ParityBytesRead", null).inc(parityRead);
+        node.metrics().counter("ParityMaintenance", "ParityBytesWritten", null).inc(written);
+        node.metrics().counter("ParityMaintenance", "Changes", null).inc();
+    }
+
     /** Member {@code slot}'s bytes through its locator, each covering chunk verified against {@code sums}. */
-    private ParityDeltaApplier.Bytes verified(StripeLayout layout, int slot, ChunkChecksums sums)
+    private ParityDeltaApplier.Bytes verified(StripeMemberReader reader, StripeLayout layout, int slot, ChunkChecksums sums)
     {
         String what = "member " + slot + " (" + layout.locators().get(slot) + ")";
         return (offset, length) -> {
             int cs = sums.chunkSize();
             long from = offset / cs * cs;
             long to = Math.min(sums.length(), (offset + length + cs - 1) / cs * cs);
-            ByteBuffer got = node.tiered().members().read(layout, slot, from, (int) (to - from));
+            ByteBuffer got = reader.read(layout, slot, from, (int) (to - from));
             if (got.remaining() != to - from)
                 throw new IOException(what + " returned " + got.remaining() + " of " + (to - from) + " bytes");
             for (long c = from; c < to; c += cs)

@@ -211,4 +211,16 @@ class ElectConfigTest
         assertEquals("elect.transport_encryption", reject(map("transport_encryption", 1)).key());
         assertTrue(ElectConfig.defaults().toString().contains("\"transport_encryption\":\"default"), ElectConfig.defaults().toString());
     }
+
+    /** update_policy (issue 16): delta by default, reencode accepted, tsue and anything else refused by name. */
+    @Test
+    void updatePolicyKey()
+    {
+        assertEquals("delta", ElectConfig.defaults().updatePolicy);
+        assertEquals("reencode", ElectConfig.fromMap(map("update_policy", "reencode")).updatePolicy);
+        ElectConfigException e = reject(map("update_policy", "tsue"));
+        assertEquals("elect.update_policy", e.key());
+        assertTrue(e.getMessage().contains("'tsue' is not allowed; allowed: one of delta, reencode"), e.getMessage());
+        assertTrue(ElectConfig.defaults().toString().contains("\"update_policy\":\"delta\""), ElectConfig.defaults().toString());
+    }
 }
