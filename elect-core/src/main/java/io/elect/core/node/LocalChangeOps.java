@@ -255,11 +255,11 @@ final class LocalChangeOps
         CountingMemberReader reader = new CountingMemberReader(node.tiered().members(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), "/"));
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
         if (req.removal() && req.beforeChecksums().length() == 0)
-            return reencode(req, old, start, reader);
+            return reencode(req, old, start, reader, "encoded from the members other than " + req.slot() + " (its previous version is unreadable)");
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
             return build(req, start, reader, "built here from its members (this node takes over the chunk)");
         if ("reencode".equals(node.config().updatePolicy))
-            return build(req, start, reader, "encoded afresh from the members of the new plan (update_policy reencode)");
+            return reencode(req, old, start, reader, "encoded afresh from the members of the new plan (update_policy reencode)");
         Path recalled = null;
         if (!Files.exists(old))
         {
@@ -300,11 +300,11 @@ final class LocalChangeOps
     }
 
     /**
-     * The next generation of a removal whose previous member cannot be read (its node lost it): encoded from the
-     * other members (the request's layout, the removed slot a zero chunk) at the previous generation's length (the
-     * code length the stubs' layouts keep).
+     * The next generation encoded from the members of the new plan (the request's layout with the slot's next version,
+     * or a zero chunk for a removal) at the previous generation's length (the code length the stubs' layouts keep):
+     * update_policy reencode, and a removal whose previous member cannot be read (its node lost it).
      */
-    private ParityInfo reencode(ParityChangeRequest req, Path old, long start, CountingMemberReader reader) throws IOException
+    private ParityInfo reencode(ParityChangeRequest req, Path old, long start, CountingMemberReader reader, String how) throws IOException
     {
         long length;
         if (Files.exists(old))
@@ -315,17 +315,16 @@ final class LocalChangeOps
             length = req.previous().stripeLength();
         StripeLayout prev = req.previous();
         java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
-        locators.set(req.slot(), LocatorMemberReader.zero());
+        locators.set(req.slot(), req.removal() ? LocatorMemberReader.zero() : req.afterLocator());
         long[] lengths = prev.dataLengths();
-        lengths[req.slot()] = 0;
+        lengths[req.slot()] = req.removal() ? 0 : req.afterChecksums().length();
         StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, length, locators);
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
         account(reader, 0, 0, built.length());
-        logger.info("parity {} of stripe {} ({}) generation {} encoded from the members other than {} (its previous version is unreadable): "
-                    + "{} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(), req.table(), req.toGeneration(), req.slot(),
-                    built.length(), reader, node.clock().millisSince(start));
+        logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(),
+                    req.table(), req.toGeneration(), how, built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
