@@ -244,6 +244,7 @@ public final class LiveFrameFuzzer
         m.put(Verbs.STUB_RELAYOUT, List.of(byTarget.get("verb-stub-relayout")));
         m.put(Verbs.MERGE_MEMBER, List.of(byTarget.get("verb-merge-member")));
         m.put(Verbs.STUB_MATERIALIZE, List.of(byTarget.get("verb-stub-materialize")));
+        m.put(Verbs.MEMBER_DELTA, List.of(byTarget.get("verb-member-delta")));
         for (int v : new int[]{ Verbs.REMOVE_MEMBER, Verbs.DESCRIBE_MEMBER })
             m.put(v, List.of(byTarget.get("verb-member")));
         return m;

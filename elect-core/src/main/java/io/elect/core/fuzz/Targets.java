@@ -178,8 +178,16 @@ public final class Targets
                     DropParityRequest::decode, null));
         out.add(msg("verb-parity-change", List.of(new ChangeMessages.ParityChangeRequest(TABLE, STRIPE, 0, 1, 0, layout(),
                                                                                           new io.elect.core.stripes.ChunkChecksums(16384, layout().memberLength(0), new int[(int) ((layout().memberLength(0) + 16383) / 16384)]),
-                                                                                          null, null).encode()),
+                                                                                          null, null).encode(),
+                                                  new ChangeMessages.ParityChangeRequest(TABLE, STRIPE, 0, 1, 0, layout(),
+                                                                                          new io.elect.core.stripes.ChunkChecksums(16384, layout().memberLength(0), new int[(int) ((layout().memberLength(0) + 16383) / 16384)]),
+                                                                                          "node:127.0.0.1:7070/d/next-Data.db", new io.elect.core.stripes.ChunkChecksums(16384, 1000, new int[1]))
+                                                      .withDelta("node:127.0.0.1:7070/s/member-deltas/x.delta",
+                                                                 new io.elect.core.stripes.ChunkChecksums(16384, layout().memberLength(0), new int[(int) ((layout().memberLength(0) + 16383) / 16384)]))
+                                                      .encode()),
                     ChangeMessages.ParityChangeRequest::decode, null));
+        out.add(msg("verb-member-delta", List.of(new ChangeMessages.MemberDeltaRequest(TABLE, STRIPE, 1, 0).encode()),
+                    ChangeMessages.MemberDeltaRequest::decode, null));
         out.add(msg("verb-stub-relayout", List.of(new ChangeMessages.RelayoutRequest(TABLE, STRIPE, 1, 0, "zero:", 0, List.of("node:127.0.0.3:7070/p/x.g1.parity")).encode()),
                     ChangeMessages.RelayoutRequest::decode, null));
         out.add(msg("verb-merge-member", List.of(new ChangeMessages.MergeRequest(TABLE, "12", STRIPE, 0.25).encode()),

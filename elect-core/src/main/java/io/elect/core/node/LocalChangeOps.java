@@ -52,11 +52,13 @@ final class LocalChangeOps
 
     private final NodeContext node;
     private final MergeMarkers merges;
+    private final MemberDeltas deltas;
 
     LocalChangeOps(NodeContext node, MergeMarkers merges)
     {
         this.node = node;
         this.merges = merges;
+        this.deltas = new MemberDeltas(node, this::memberFile);
     }
 
     void register()
@@ -66,6 +68,8 @@ final class LocalChangeOps
         node.transport().register(Verbs.STUB_RELAYOUT, p -> relayout(RelayoutRequest.decode(p)).encode());
         node.transport().register(Verbs.REMOVE_MEMBER, p -> removeMember(MemberRequest.decode(p)).encode());
         node.transport().register(Verbs.MERGE_MEMBER, p -> merge(MergeRequest.decode(p)).encode());
+        node.transport().register(Verbs.MEMBER_DELTA, p -> deltas.compute(
+            io.elect.core.transition.wire.ChangeMessages.MemberDeltaRequest.decode(p)).encode());
         node.transport().register(Verbs.STUB_MATERIALIZE, p -> materialize(
             io.elect.core.transition.wire.ChangeMessages.MaterializeRequest.decode(p)).encode());
     }
@@ -270,6 +274,8 @@ final class LocalChangeOps
         {
             StripeLayout prev = req.previous();
             ErasureCoder coder = node.tiered().coders().get(prev.k(), prev.m());
+            if (req.hasDelta() && !req.removal())
+                return applyPushedDelta(req, coder, old, file, recalled, reader, start);
             ParityDeltaApplier.Version before = new ParityDeltaApplier.Version(
                 verified(reader, prev, req.slot(), req.beforeChecksums()), req.beforeChecksums().length());
             ParityDeltaApplier.Version after = ParityDeltaApplier.Version.absent();
@@ -284,7 +290,7 @@ final class LocalChangeOps
             }
             long recalledBytes = recalled == null ? 0 : Files.size(recalled);
             ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).apply(coder, req.slot(), old, before, after, file);
-            account(reader, built.length(), recalledBytes, built.length());
+            account("ByTwoVersions", reader, built.length(), recalledBytes, built.length());
             logger.info("parity {} of stripe {} ({}) generation {} -> {} by delta: member {} {} ({} -> {} bytes), {} bytes written; "
                         + "member bytes read: {}; previous parity read: {} bytes ({} ms)",
                         req.index(), req.stripeId(), t, gen - 1, gen, req.slot(), req.removal() ? "removed" : "replaced",
@@ -297,6 +303,32 @@ final class LocalChangeOps
             if (recalled != null)
                 ParityFiles.deleteHot(recalled);
         }
+    }
+
+    /**
+     * The next generation from the member node's difference of the two versions (MEMBER_DELTA): one stream read,
+     * each chunk verified against the difference's checksums.
+     */
+    private ParityInfo applyPushedDelta(ParityChangeRequest req, ErasureCoder coder, Path old, Path file, Path recalled,
+                                        CountingMemberReader reader, long start) throws IOException
+    {
+        StripeLayout prev = req.previous();
+        java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
+        locators.set(req.slot(), req.deltaLocator());
+        long[] lengths = prev.dataLengths();
+        lengths[req.slot()] = req.deltaChecksums().length();
+        StripeLayout viaDelta = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, prev.stripeLength(), locators);
+        ParityDeltaApplier.Version delta = new ParityDeltaApplier.Version(verified(reader, viaDelta, req.slot(), req.deltaChecksums()),
+                                                                          req.deltaChecksums().length());
+        long recalledBytes = recalled == null ? 0 : Files.size(recalled);
+        ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock())
+            .applyDelta(coder, req.slot(), old, req.beforeChecksums().length(), req.afterChecksums().length(), delta, file);
+        account("ByPushedDelta", reader, built.length(), recalledBytes, built.length());
+        logger.info("parity {} of stripe {} ({}) generation {} -> {} by the member node's delta: member {} replaced ({} -> {} bytes), "
+                    + "{} bytes written; member bytes read: {}; previous parity read: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
+                    req.toGeneration() - 1, req.toGeneration(), req.slot(), req.beforeChecksums().length(), req.afterChecksums().length(),
+                    built.length(), reader, built.length(), node.clock().millisSince(start));
+        return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
     /**
@@ -322,7 +354,7 @@ final class LocalChangeOps
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
-        account(reader, 0, 0, built.length());
+        account("Reencoded", reader, 0, 0, built.length());
         logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(),
                     req.table(), req.toGeneration(), how, built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
@@ -343,7 +375,7 @@ final class LocalChangeOps
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
-        account(reader, 0, 0, built.length());
+        account("Reencoded", reader, 0, 0, built.length());
         logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(),
                     req.table(), req.toGeneration(), how, built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
@@ -386,10 +418,12 @@ final class LocalChangeOps
     /**
      * Parity maintenance's cost in the node's metrics (group ParityMaintenance; what scripts/bench updates reports):
      * member bytes fetched from other nodes, from the cold tier and locally, previous-generation parity bytes read
-     * ({@code parityRead}, of which {@code parityRecalled} came from the cold tier) and parity bytes written.
+     * ({@code parityRead}, of which {@code parityRecalled} came from the cold tier) and parity bytes written; and how
+     * the generation was computed ({@code how}: ByTwoVersions, ByPushedDelta or Reencoded, one count each).
      */
-    private void account(CountingMemberReader reader, long parityRead, long parityRecalled, long written)
+    private void account(String how, CountingMemberReader reader, long parityRead, long parityRecalled, long written)
     {
+        node.metrics().counter("ParityMaintenance", how, null).inc();
         node.metrics().counter("ParityMaintenance", "MemberBytesFromNodes", null).inc(reader.network.sum());
         node.metrics().counter("ParityMaintenance", "MemberBytesFromColdTier", null).inc(reader.cold.sum() + parityRecalled);
         node.metrics().counter("ParityMaintenance", "MemberBytesLocal", null).inc(reader.local.sum());
@@ -477,6 +511,7 @@ final class LocalChangeOps
         if (!name.equals(r.change().previous().sstable()) || !node.self().equals(r.change().previous().node()))
             throw new IllegalStateException("stripe " + req.stripeId() + "'s change replaces " + r.change().previous().descriptor()
                                             + ", not " + node.self() + "/" + name);
+        deltas.drop(req.stripeId()); // every parity node has its next generation (CHANGED)
         if (!node.tables().exists(req.table()))
             return new StubCount(0, 0, 0);
         TableFile f = memberFile(req.table(), req.sstable(), req.stripeId());

@@ -99,6 +99,7 @@ final class NodeMaintenance
         }
         examined.keySet().retainAll(liveStubs);
         dropUnusedMerges();
+        dropStaleDeltas();
         scanShadows();
         recallHot();
         collectColdGarbage();
@@ -140,6 +141,24 @@ final class NodeMaintenance
             }
         }
     }
+
+    /** Member deltas (MEMBER_DELTA) whose stripe is no longer CHANGING to their generation, and crash leftovers. */
+    private void dropStaleDeltas()
+    {
+        try
+        {
+            int n = MemberDeltas.cleanup(node, STALE_DELTA_MILLIS);
+            if (n > 0)
+                logger.info("{} member deltas of changes that are over deleted ({}/{})", n, node.stateDir(), MemberDeltas.DIR);
+        }
+        catch (IOException | RuntimeException e)
+        {
+            logger.warn("cleanup of member deltas failed (retried next time): {}", e.toString());
+        }
+    }
+
+    /** How old a member delta must be before {@link #dropStaleDeltas} looks at it. */
+    static final long STALE_DELTA_MILLIS = 600_000L;
 
     /** How old an unnamed next version must be before {@link #dropUnusedMerges} deletes it. */
     static final long UNUSED_MERGE_MILLIS = 3_600_000L;

@@ -27,7 +27,8 @@ public final class VerbScopes
          * it; STUB_PURGE, STUB_REMOVE: purge against or remove this node's stubs of a stripe (sent to every ring node,
          * not only participants, so only the coordinator that drives stripes may send them); PARITY_CHANGE,
          * STUB_RELAYOUT, REMOVE_MEMBER, MERGE_MEMBER: a member change, driven by the coordinator like a retirement;
-         * STUB_MATERIALIZE: rewrite and remove this node's stubs of a member whose node left the ring.
+         * STUB_MATERIALIZE: rewrite and remove this node's stubs of a member whose node left the ring; MEMBER_DELTA: write
+         * the difference of a merged member's two versions for the parity nodes.
          */
         COORDINATOR
     }
@@ -42,7 +43,8 @@ public final class VerbScopes
         {
             case Verbs.PIN, Verbs.BUILD_PARITY, Verbs.STUB, Verbs.COMMIT, Verbs.ROLLBACK, Verbs.DROP_PARITY, Verbs.STUB_INSTALL -> Scope.STRIPE;
             case Verbs.OFFLOAD_PARITY, Verbs.OFFLOAD_PRIMARY, Verbs.RETIRE_MEMBERS, Verbs.STUB_PURGE, Verbs.STUB_REMOVE,
-                 Verbs.PARITY_CHANGE, Verbs.STUB_RELAYOUT, Verbs.REMOVE_MEMBER, Verbs.MERGE_MEMBER, Verbs.STUB_MATERIALIZE -> Scope.COORDINATOR;
+                 Verbs.PARITY_CHANGE, Verbs.STUB_RELAYOUT, Verbs.REMOVE_MEMBER, Verbs.MERGE_MEMBER, Verbs.STUB_MATERIALIZE,
+                 Verbs.MEMBER_DELTA -> Scope.COORDINATOR;
             default -> Scope.READ_ONLY;
         };
     }

@@ -282,6 +282,9 @@ final class SimCluster implements AutoCloseable
     /** Members removed from their stripes by node processes that were killed since. */
     private long removedByDeadNodes;
     private long mergedByDeadNodes;
+    /** ParityMaintenance counters of nodes killed so far (a restarted node's registry starts at 0). */
+    private final java.util.Map<String, Long> parityByDeadNodes = new java.util.TreeMap<>();
+    private static final List<String> PARITY_COUNTERS = List.of("ByTwoVersions", "ByPushedDelta", "Reencoded");
     /** Padded choices widened (TransitionCoordinator.viable) by node processes that were killed since. */
     private long widenedByDeadNodes;
 
@@ -300,6 +303,8 @@ final class SimCluster implements AutoCloseable
             retiredByDeadNodes += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
             removedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
             mergedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
+            for (String c : PARITY_COUNTERS)
+                parityByDeadNodes.merge(c, n.node.metrics().counter("ParityMaintenance", c, null).getCount(), Long::sum);
             widenedByDeadNodes += widened(n);
             n.node.close();
         }
@@ -409,6 +414,14 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 merged += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
         out.put("members_merged", merged);
+        for (String c : PARITY_COUNTERS)
+        {
+            long v = parityByDeadNodes.getOrDefault(c, 0L);
+            for (SimNode n : nodes)
+                if (n.node != null)
+                    v += n.node.metrics().counter("ParityMaintenance", c, null).getCount();
+            out.put("parity_" + c, v);
+        }
         long widened = widenedByDeadNodes;
         for (SimNode n : nodes)
             if (n.node != null)

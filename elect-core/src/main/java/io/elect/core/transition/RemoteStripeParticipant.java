@@ -94,6 +94,15 @@ public final class RemoteStripeParticipant implements StripeParticipant
         this.changes = new StripeChanges(transport, peerOf, ring);
     }
 
+    /**
+     * Whether a merge's parity change asks the member's node for the difference of the two versions (MEMBER_DELTA;
+     * update_policy delta) so that each parity node reads one stream instead of both versions. On by default.
+     */
+    public void pushDeltas(boolean on)
+    {
+        changes.pushDeltas(on);
+    }
+
     /** {@code <keyspace>.<table>/<sstable id>} */
     public static String memberName(TableRef table, String sstableId)
     {

@@ -47,11 +47,45 @@ final class StripeChanges
     private final Function<String, Peer> peerOf;
     private final Supplier<List<String>> ring;
 
+    /** Whether a replacement asks the member's node for the difference of its versions (update_policy delta). */
+    private volatile boolean pushDeltas = true;
+
+    void pushDeltas(boolean on)
+    {
+        pushDeltas = on;
+    }
+
     StripeChanges(Transport transport, Function<String, Peer> peerOf, Supplier<List<String>> ring)
     {
         this.transport = transport;
         this.peerOf = peerOf;
         this.ring = ring;
+    }
+
+    /**
+     * MEMBER_DELTA on the replaced member's node: where the parity nodes read the difference of its two versions
+     * (one stream instead of two); null when the node cannot give it (the parity nodes then read both versions).
+     */
+    private MemberLocation delta(StripeRecord stripe, TableRef table)
+    {
+        StripeRecord.Change change = stripe.change();
+        try
+        {
+            MemberLocation d = MemberLocation.decode(await(slow(peerOf.apply(change.previous().node()), Verbs.MEMBER_DELTA,
+                                                                new io.elect.core.transition.wire.ChangeMessages.MemberDeltaRequest(
+                                                                    table, stripe.id().toString(), stripe.parityGeneration(), change.slot()).encode()),
+                                                           "MEMBER_DELTA"));
+            long longer = Math.max(change.previous().realBytes(), stripe.members().get(change.slot()).realBytes());
+            if (d.checksums().length() != longer)
+                throw new IllegalStateException("the delta covers " + d.checksums().length() + " bytes, the longer version " + longer);
+            return d;
+        }
+        catch (RuntimeException e)
+        {
+            logger.info("stripe {}: no delta of member {} from {} ({}): the parity nodes read both versions", stripe.id(), change.slot(),
+                        change.previous().node(), e.getMessage());
+            return null;
+        }
     }
 
     /**
@@ -122,12 +156,18 @@ final class StripeChanges
         if (after != null && after.checksums().length() != next.realBytes())
             throw new IllegalStateException("stripe " + stripe.id() + " member " + change.slot() + "'s next version " + next.sstable() + " has "
                                             + after.checksums().length() + " data bytes, the record says " + next.realBytes());
+        MemberLocation delta = after != null && previous != null && pushDeltas && next.node().equals(change.previous().node())
+                               ? delta(stripe, table) : null;
         List<CompletableFuture<byte[]>> parity = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
-            parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE,
-                            new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
-                                                    beforeSums, after == null ? null : after.locator(),
-                                                    after == null ? null : after.checksums()).encode()));
+        {
+            ParityChangeRequest req = new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
+                                                              beforeSums, after == null ? null : after.locator(),
+                                                              after == null ? null : after.checksums());
+            if (delta != null)
+                req = req.withDelta(delta.locator(), delta.checksums());
+            parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE, req.encode()));
+        }
         List<String> parityLocators = new ArrayList<>();
         for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
             parityLocators.add(ParityInfo.decode(answer).locator());

@@ -50,6 +50,8 @@ public final class Verbs
     public static final int MERGE_MEMBER = 38;
     /** Rewrites this node's stubs of a member whose node left the ring as ordinary SSTables, then removes them. */
     public static final int STUB_MATERIALIZE = 39;
+    /** The difference of a replaced member's two versions (previous XOR next), written on the member's node for parity nodes to read. */
+    public static final int MEMBER_DELTA = 40;
 
     private Verbs()
     {
@@ -81,6 +83,7 @@ public final class Verbs
             case DESCRIBE_MEMBER -> "DESCRIBE_MEMBER";
             case MERGE_MEMBER -> "MERGE_MEMBER";
             case STUB_MATERIALIZE -> "STUB_MATERIALIZE";
+            case MEMBER_DELTA -> "MEMBER_DELTA";
             default -> "verb-" + verb;
         };
     }

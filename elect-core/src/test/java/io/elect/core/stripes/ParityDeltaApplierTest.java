@@ -139,6 +139,41 @@ class ParityDeltaApplierTest
         }
     }
 
+    /**
+     * A replacement applied from the member node's difference (previous XOR next, zero-padded to the longer one)
+     * equals the one applied from both versions, byte for byte, for a shorter and a longer next version; a
+     * difference of the wrong length is refused.
+     */
+    @Test
+    void aPushedDeltaEqualsTheTwoVersions() throws Exception
+    {
+        Random r = new Random(40_2026);
+        int code = 6 * CS + 77;
+        byte[][] members = { random(r, 4 * CS + 9), random(r, code), random(r, CS + 1) };
+        ParityDeltaApplier applier = new ParityDeltaApplier(WINDOW, Clock.SYSTEM);
+        ErasureCoder coder = ErasureCoders.create(K, M);
+        for (int j = 0; j < M; j++)
+        {
+            Path g0 = built(members, j, "d-p" + j);
+            for (byte[] next : new byte[][]{ random(r, 2 * CS + 3), random(r, 5 * CS + 1) })
+            {
+                byte[] delta = new byte[Math.max(members[0].length, next.length)];
+                for (int x = 0; x < delta.length; x++)
+                    delta[x] = (byte) ((x < members[0].length ? members[0][x] : 0) ^ (x < next.length ? next[x] : 0));
+                Path two = tmp.resolve("d-p" + j + "-" + next.length + ".two.parity");
+                Path one = tmp.resolve("d-p" + j + "-" + next.length + ".one.parity");
+                applier.apply(coder, 0, g0, of(members[0]), of(next), two);
+                applier.applyDelta(coder, 0, g0, members[0].length, next.length, of(delta), one);
+                assertArrayEquals(Files.readAllBytes(two), Files.readAllBytes(one), "parity " + j + ", next version of " + next.length);
+                assertArrayEquals(expected(new byte[][]{ next, members[1], members[2] }, j, code), Files.readAllBytes(one));
+                assertArrayEquals(ParitySidecar.read(ParitySidecar.of(two)).dataLengths(), ParitySidecar.read(ParitySidecar.of(one)).dataLengths());
+                Path bad = tmp.resolve("d-p" + j + ".bad.parity");
+                assertThrows(IllegalArgumentException.class,
+                             () -> applier.applyDelta(coder, 0, g0, members[0].length, next.length, of(java.util.Arrays.copyOf(delta, delta.length - 1)), bad));
+            }
+        }
+    }
+
     @Test
     void aRepeatAfterACompleteResultChangesNothingAndAnIncompleteOneIsRedone() throws Exception
     {

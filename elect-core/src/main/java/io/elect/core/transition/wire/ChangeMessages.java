@@ -23,14 +23,28 @@ public final class ChangeMessages
      * PARITY_CHANGE request, to the node of parity member {@code index}: build generation {@code toGeneration} of
      * it from generation {@code toGeneration - 1} with data member {@code slot} changed from its previous version
      * (read through {@code previous}'s locator, verified by {@code beforeChecksums}) to its next one (read through
-     * {@code afterLocator}, verified by {@code afterChecksums}; both absent for a removal).
+     * {@code afterLocator}, verified by {@code afterChecksums}; both absent for a removal). A replacement may also
+     * carry the member node's difference of the two versions ({@code deltaLocator}, verified by
+     * {@code deltaChecksums}: previous XOR next, each zero-padded, over the longer of the two; MEMBER_DELTA): a
+     * parity node that applies deltas then reads that one stream instead of both versions. Encoded as version 2 only
+     * when it carries a delta (version 1 otherwise, as before).
      *
      * @param previous the stripe's layout under the previous generation (data locators and lengths; parity locators
      *                 are placeholders and never read)
      */
     public record ParityChangeRequest(TableRef table, String stripeId, int index, long toGeneration, int slot, StripeLayout previous,
-                                      ChunkChecksums beforeChecksums, String afterLocator, ChunkChecksums afterChecksums)
+                                      ChunkChecksums beforeChecksums, String afterLocator, ChunkChecksums afterChecksums,
+                                      String deltaLocator, ChunkChecksums deltaChecksums)
     {
+        public static final int DELTA_VERSION = 2;
+
+        /** Without a delta (version 1). */
+        public ParityChangeRequest(TableRef table, String stripeId, int index, long toGeneration, int slot, StripeLayout previous,
+                                   ChunkChecksums beforeChecksums, String afterLocator, ChunkChecksums afterChecksums)
+        {
+            this(table, stripeId, index, toGeneration, slot, previous, beforeChecksums, afterLocator, afterChecksums, null, null);
+        }
+
         public ParityChangeRequest
         {
             if (toGeneration < 1)
@@ -42,6 +56,25 @@ public final class ChangeMessages
             if (beforeChecksums.length() != previous.memberLength(slot))
                 throw new IllegalArgumentException("beforeChecksums cover " + beforeChecksums.length() + " bytes, member " + slot
                                                    + " has " + previous.memberLength(slot));
+            if ((deltaLocator == null) != (deltaChecksums == null))
+                throw new IllegalArgumentException("deltaLocator and deltaChecksums are both present or both absent");
+            if (deltaLocator != null && (afterLocator == null
+                                         || deltaChecksums.length() != Math.max(beforeChecksums.length(), afterChecksums.length())))
+                throw new IllegalArgumentException("a delta belongs to a replacement and covers the longer version ("
+                                                   + Math.max(beforeChecksums.length(), afterChecksums == null ? 0 : afterChecksums.length())
+                                                   + " bytes), got " + deltaChecksums.length());
+        }
+
+        /** With the member node's difference of the two versions. */
+        public ParityChangeRequest withDelta(String locator, ChunkChecksums checksums)
+        {
+            return new ParityChangeRequest(table, stripeId, index, toGeneration, slot, previous, beforeChecksums, afterLocator, afterChecksums,
+                                           locator, checksums);
+        }
+
+        public boolean hasDelta()
+        {
+            return deltaLocator != null;
         }
 
         public boolean removal()
@@ -51,7 +84,7 @@ public final class ChangeMessages
 
         public byte[] encode()
         {
-            Wire.Writer w = new Wire.Writer(VERSION);
+            Wire.Writer w = new Wire.Writer(hasDelta() ? DELTA_VERSION : VERSION);
             table.write(w);
             w.str(stripeId).i32(index).i64(toGeneration).i32(slot);
             TransitionMessages.writeLayout(w, previous);
@@ -62,12 +95,17 @@ public final class ChangeMessages
                 w.str(afterLocator);
                 TransitionMessages.writeChecksums(w, afterChecksums);
             }
+            if (hasDelta())
+            {
+                w.str(deltaLocator);
+                TransitionMessages.writeChecksums(w, deltaChecksums);
+            }
             return w.toBytes();
         }
 
         public static ParityChangeRequest decode(byte[] b)
         {
-            Wire.Reader r = new Wire.Reader(b, VERSION, "ParityChangeRequest");
+            Wire.Reader r = new Wire.Reader(b, VERSION, DELTA_VERSION, "ParityChangeRequest");
             TableRef t = TableRef.read(r);
             String stripe = r.str("stripeId");
             int index = r.i32("index");
@@ -82,8 +120,45 @@ public final class ChangeMessages
                 after = r.str("afterLocator");
                 afterSums = TransitionMessages.readChecksums(r);
             }
+            String delta = null;
+            ChunkChecksums deltaSums = null;
+            if (r.version() == DELTA_VERSION)
+            {
+                delta = r.str("deltaLocator");
+                deltaSums = TransitionMessages.readChecksums(r);
+            }
             r.end();
-            return new ParityChangeRequest(t, stripe, index, gen, slot, prev, before, after, afterSums);
+            return new ParityChangeRequest(t, stripe, index, gen, slot, prev, before, after, afterSums, delta, deltaSums);
+        }
+    }
+
+    /**
+     * MEMBER_DELTA request, to the node of a replaced member (a merge): the difference of member {@code slot}'s
+     * previous and next versions while the stripe is CHANGING to parity generation {@code toGeneration} (both versions
+     * on that node: the record's change names the previous one, its slot the next). Answered by a MemberLocation of
+     * the difference (a file in the node's state directory; checksums over the longer version's length).
+     */
+    public record MemberDeltaRequest(TableRef table, String stripeId, long toGeneration, int slot)
+    {
+        public MemberDeltaRequest
+        {
+            if (toGeneration < 1 || slot < 0 || slot > 255)
+                throw new IllegalArgumentException("MemberDeltaRequest: toGeneration " + toGeneration + ", slot " + slot);
+        }
+
+        public byte[] encode()
+        {
+            Wire.Writer w = new Wire.Writer(VERSION);
+            table.write(w);
+            return w.str(stripeId).i64(toGeneration).i32(slot).toBytes();
+        }
+
+        public static MemberDeltaRequest decode(byte[] b)
+        {
+            Wire.Reader r = new Wire.Reader(b, VERSION, "MemberDeltaRequest");
+            MemberDeltaRequest out = new MemberDeltaRequest(TableRef.read(r), r.str("stripeId"), r.i64("toGeneration"), r.i32("slot"));
+            r.end();
+            return out;
         }
     }
 

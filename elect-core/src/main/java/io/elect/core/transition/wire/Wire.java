@@ -113,14 +113,29 @@ public final class Wire
         private final ByteBuffer buf;
         private final String what;
 
+        private final int version;
+
         /** @param expectedVersion the only version this reader understands */
         public Reader(byte[] payload, int expectedVersion, String what)
+        {
+            this(payload, expectedVersion, expectedVersion, what);
+        }
+
+        /** A payload of any version in [minVersion, maxVersion]; {@link #version()} says which. */
+        public Reader(byte[] payload, int minVersion, int maxVersion, String what)
         {
             this.buf = ByteBuffer.wrap(payload);
             this.what = what;
             int v = u8("version");
-            if (v != expectedVersion)
-                throw new IllegalArgumentException(what + ": unsupported payload version " + v + " (this node reads " + expectedVersion + ")");
+            if (v < minVersion || v > maxVersion)
+                throw new IllegalArgumentException(what + ": unsupported payload version " + v + " (this node reads "
+                                                   + (minVersion == maxVersion ? String.valueOf(minVersion) : minVersion + ".." + maxVersion) + ")");
+            this.version = v;
+        }
+
+        public int version()
+        {
+            return version;
         }
 
         private void need(int n, String field)

@@ -48,6 +48,35 @@ class ChangeMessagesTest
         assertThrows(IllegalArgumentException.class, () -> new ParityChangeRequest(T, "s", 0, 0, 0, PREVIOUS, SUMS, null, null));
     }
 
+    /** A replacement with the member node's delta travels as version 2; without one it stays version 1. */
+    @Test
+    void aPushedDeltaIsVersionTwoAndRoundTrips()
+    {
+        ChunkChecksums after = new ChunkChecksums(16384, 100, new int[]{ 5 });
+        ParityChangeRequest plain = new ParityChangeRequest(T, "00112233445566778899aabbccddeeff", 0, 2, 0, PREVIOUS, SUMS,
+                                                            "node:10.0.0.1:7070/d/c-Data.db", after);
+        assertEquals(1, plain.encode()[0]);
+        ChunkChecksums deltaSums = new ChunkChecksums(16384, 20000, new int[]{ 9, 8 });
+        ParityChangeRequest withDelta = plain.withDelta("node:10.0.0.1:7070/s/member-deltas/x.g2.delta", deltaSums);
+        byte[] b = withDelta.encode();
+        assertEquals(ParityChangeRequest.DELTA_VERSION, b[0]);
+        ParityChangeRequest back = ParityChangeRequest.decode(b);
+        assertTrue(back.hasDelta());
+        assertEquals("node:10.0.0.1:7070/s/member-deltas/x.g2.delta", back.deltaLocator());
+        assertEquals(20000, back.deltaChecksums().length());
+        assertEquals("node:10.0.0.1:7070/d/c-Data.db", back.afterLocator());
+        // the delta covers the longer version; a removal has none; version 3 is refused by name
+        assertThrows(IllegalArgumentException.class, () -> plain.withDelta("x", after));
+        ParityChangeRequest removal = new ParityChangeRequest(T, "s", 0, 2, 0, PREVIOUS, SUMS, null, null);
+        assertThrows(IllegalArgumentException.class, () -> removal.withDelta("x", deltaSums));
+        b[0] = 3;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ParityChangeRequest.decode(b));
+        assertTrue(e.getMessage().contains("unsupported payload version 3 (this node reads 1..2)"), e.getMessage());
+        io.elect.core.transition.wire.ChangeMessages.MemberDeltaRequest d =
+            new io.elect.core.transition.wire.ChangeMessages.MemberDeltaRequest(T, "00112233445566778899aabbccddeeff", 2, 1);
+        assertEquals(d, io.elect.core.transition.wire.ChangeMessages.MemberDeltaRequest.decode(d.encode()));
+    }
+
     @Test
     void relayoutKeepsEachStubsOwnLocatorsAndChangesTheSlotAndParity()
     {
