@@ -85,6 +85,12 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String getUpdatesJson() throws Exception
+    {
+        return node.ops().updatesJson();
+    }
+
+    @Override
     public String getRebuildJson()
     {
         return node.rebuilds().status();

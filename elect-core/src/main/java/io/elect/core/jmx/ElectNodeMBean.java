@@ -83,4 +83,7 @@ public interface ElectNodeMBean
 
     /** Every ELECT metric's current value by {@code type.name[.scope]} ({@code electtool metrics}), as JSON. */
     String getMetricsJson();
+
+    /** Updates of encoded data on this node ({@code electtool updates}; docs/design/updates.md), as JSON. */
+    String getUpdatesJson() throws Exception;
 }

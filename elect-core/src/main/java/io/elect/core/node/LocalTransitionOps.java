@@ -157,6 +157,12 @@ public final class LocalTransitionOps
         });
     }
 
+    /** {@code electtool updates}: see {@link UpdatesReport}. */
+    public String updatesJson() throws IOException
+    {
+        return UpdatesReport.json(node, merges);
+    }
+
     ColdOffload offload()
     {
         return offload;

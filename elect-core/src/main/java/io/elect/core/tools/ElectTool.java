@@ -41,6 +41,7 @@ public final class ElectTool
         c.put("trial-rewrite", new TrialRewriteCommand());
         c.put("reads", new ReadsCommand());
         c.put("metrics", new MetricsCommand());
+        c.put("updates", new UpdatesCommand());
         c.put("widen", new WidenCommand());
         return java.util.Collections.unmodifiableMap(c);
     }

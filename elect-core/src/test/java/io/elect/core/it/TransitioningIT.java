@@ -302,6 +302,7 @@ class TransitioningIT
             checkAll(0, 7, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE).setNode(node), version, gone,
                      "after member removal, via " + node.getEndPoint());
         assertNoOrphans();
+        assertUpdatesReportCounts(changed[0]);
 
         // 6. A data node down: every key still reads at ONE (secondaries' stubs reconstruct from the stripe; the stubs
         //    of node 3's members in changed stripes decode with the new parity generation).
@@ -309,6 +310,35 @@ class TransitioningIT
         Thread.sleep(10_000); // failure detection
         checkAll(0, 1, k -> get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE), version, gone, "node 3 down");
         assertNull(savingMiss);
+    }
+
+    /**
+     * {@code electtool updates --json} on every node: the coordinator counted the removals, and the parity nodes
+     * computed (at least) one new parity generation per changed stripe from the removed member's bytes, which they
+     * fetched from another node.
+     */
+    private static void assertUpdatesReportCounts(int changedStripes) throws Exception
+    {
+        long removed = 0, generations = 0, byTwo = 0, fetched = 0;
+        for (int i = 1; i <= NODES; i++)
+        {
+            Result r = SCRIPT.run(120, "electtool", String.valueOf(i), "updates", "--json");
+            assertEquals(0, r.code(), "electtool updates on node " + i + ":\n" + r.output());
+            String json = r.output().substring(r.output().indexOf('{'));
+            com.fasterxml.jackson.databind.JsonNode d = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+            assertEquals(1, d.path("version").asInt(), json);
+            assertEquals("delta", d.path("update_policy").asText(), json);
+            removed += d.path("coordinator").path("MembersRemoved").asLong();
+            generations += d.path("parity_maintenance").path("Changes").asLong();
+            byTwo += d.path("parity_maintenance").path("ByTwoVersions").asLong();
+            fetched += d.path("parity_maintenance").path("MemberBytesFromNodes").asLong();
+        }
+        System.out.printf("electtool updates: %d members removed, %d parity generations (%d from both versions), %d member bytes fetched%n",
+                          removed, generations, byTwo, fetched);
+        assertTrue(removed >= changedStripes, removed + " members removed, " + changedStripes + " stripes changed");
+        assertTrue(generations >= changedStripes && byTwo >= changedStripes && fetched > 0,
+                   generations + " parity generations, " + byTwo + " from both versions, " + fetched + " bytes fetched; "
+                   + changedStripes + " stripes changed");
     }
 
     /**
