@@ -55,7 +55,7 @@ import io.elect.tsue.log.TxRecord;
 /**
  * Every fuzzed input surface (issue 19): transport frames, every verb's payload decoders (requests and responses),
  * the persisted formats of docs/formats/ (stripe record, frozen registry, redirect table, tiered sidecar, parity
- * sidecar, rebuild progress, TSUE log, cold-object framing) and the {@code elect:} section of cassandra.yaml. Each
+ * sidecar, rebuild progress, merge markers, TSUE log, cold-object framing) and the {@code elect:} section of cassandra.yaml. Each
  * decodes exactly as the node does: file formats through the node's own reader on a real file. Readers that are
  * package-private in their owner are reached by reflection (a test seam, never used by the node).
  */
@@ -79,6 +79,9 @@ public final class Targets
         m.put("frozen-registry", textFile("frozen-registry", scratch, frozenSeeds(scratch), Targets::readFrozen));
         m.put("redirects", textFile("redirects", scratch, redirectSeeds(scratch), Targets::readRedirects));
         m.put("rebuild-progress", textFile("rebuild-progress", scratch, progressSeeds(scratch), Targets::readProgress));
+        m.put("merge-markers", textFile("merge-markers", scratch, List.of(
+            written(scratch, "elect-merge-markers", List.of(STRIPE + " ycsb usertable 3gbn_0x1a 3gbn_0x1b 1795660800000")),
+            written(scratch, "elect-merge-markers", List.of())), Targets::readMergeMarkers));
         m.put("tiered-sidecar", tieredSidecar(scratch));
         m.put("parity-sidecar", paritySidecar(scratch));
         m.put("tsue-log", tsueLog());
@@ -318,6 +321,12 @@ public final class Targets
     static Object readRedirects(Path file) throws Exception
     {
         return call(method("io.elect.core.stripes.RedirectTable", "read", Path.class), file);
+    }
+
+    /** As a node loads its merge markers (docs/formats/merge-markers.md). */
+    static Object readMergeMarkers(Path file) throws Exception
+    {
+        return call(method("io.elect.core.node.MergeMarkers", "read", Path.class), file);
     }
 
     static List<byte[]> progressSeeds(Path scratch) throws IOException

@@ -71,19 +71,8 @@ final class MergeMarkers
         this.file = stateDir.resolve(FILE);
         try
         {
-            for (String line : ChecksummedTextFile.read(file, MAGIC, VERSION, MergeMarkers::corrupt).orElse(List.of()))
-            {
-                Marker m;
-                try
-                {
-                    m = Marker.parse(line);
-                }
-                catch (IllegalArgumentException e)
-                {
-                    throw corrupt(file, "line '" + line + "': " + e.getMessage());
-                }
+            for (Marker m : read(file))
                 byStripe.put(m.stripe(), m);
-            }
             if (!byStripe.isEmpty())
                 logger.info("{} merge markers loaded from {} (next versions no record named yet)", byStripe.size(), file);
         }
@@ -93,6 +82,29 @@ final class MergeMarkers
                         + "the file is replaced at the next merge)", e.getMessage());
             byStripe.clear();
         }
+    }
+
+    /** The markers of a merge-marker file (none if it does not exist); IOException naming the file and the defect. */
+    static List<Marker> read(Path file) throws IOException
+    {
+        List<Marker> out = new ArrayList<>();
+        java.util.Set<String> stripes = new java.util.HashSet<>();
+        for (String line : ChecksummedTextFile.read(file, MAGIC, VERSION, MergeMarkers::corrupt).orElse(List.of()))
+        {
+            Marker m;
+            try
+            {
+                m = Marker.parse(line);
+            }
+            catch (IllegalArgumentException e)
+            {
+                throw corrupt(file, "line '" + line + "': " + e.getMessage());
+            }
+            if (!stripes.add(m.stripe()))
+                throw corrupt(file, "stripe " + m.stripe() + " listed twice");
+            out.add(m);
+        }
+        return out;
     }
 
     private static IOException corrupt(Path file, String problem)
