@@ -418,14 +418,16 @@ final class LocalChangeOps
     /**
      * Parity maintenance's cost in the node's metrics (group ParityMaintenance; what scripts/bench updates reports):
      * member bytes fetched from other nodes, from the cold tier and locally, previous-generation parity bytes read
-     * ({@code parityRead}, of which {@code parityRecalled} came from the cold tier) and parity bytes written; and how
+     * ({@code parityRead}; {@code parityRecalled} of them were first downloaded from the cold tier: ParityBytesRecalled)
+     * and parity bytes written; and how
      * the generation was computed ({@code how}: ByTwoVersions, ByPushedDelta or Reencoded, one count each).
      */
     private void account(String how, CountingMemberReader reader, long parityRead, long parityRecalled, long written)
     {
         node.metrics().counter("ParityMaintenance", how, null).inc();
         node.metrics().counter("ParityMaintenance", "MemberBytesFromNodes", null).inc(reader.network.sum());
-        node.metrics().counter("ParityMaintenance", "MemberBytesFromColdTier", null).inc(reader.cold.sum() + parityRecalled);
+        node.metrics().counter("ParityMaintenance", "MemberBytesFromColdTier", null).inc(reader.cold.sum());
+        node.metrics().counter("ParityMaintenance", "ParityBytesRecalled", null).inc(parityRecalled);
         node.metrics().counter("ParityMaintenance", "MemberBytesLocal", null).inc(reader.local.sum());
         node.metrics().counter("ParityMaintenance", "ParityBytesRead", null).inc(parityRead);
         node.metrics().counter("ParityMaintenance", "ParityBytesWritten", null).inc(written);

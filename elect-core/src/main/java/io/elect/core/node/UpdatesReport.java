@@ -23,7 +23,7 @@ final class UpdatesReport
     static final int VERSION = 1;
     private static final String[] ROUNDS = { "StripesRetired", "MembersRemoved", "MembersMerged" };
     private static final String[] PARITY = { "Changes", "ByTwoVersions", "ByPushedDelta", "Reencoded", "MemberBytesFromNodes",
-                                             "MemberBytesFromColdTier", "MemberBytesLocal", "ParityBytesRead", "ParityBytesWritten" };
+                                             "MemberBytesFromColdTier", "MemberBytesLocal", "ParityBytesRecalled", "ParityBytesRead", "ParityBytesWritten" };
 
     private UpdatesReport()
     {
