@@ -52,11 +52,12 @@ public final class ElectConfig
     /**
      * How a parity node computes the next parity generation when one member of a stripe changes (a merge or a
      * removal, docs/design/updates.md): {@code delta} = the old generation plus coefficient x (old member XOR new
-     * member), reading the two versions of the changed member; {@code reencode} = encoded afresh from the k members
-     * of the new plan (ELECT's way). Same parity either way; each parity node follows its own setting.
+     * member), reading the difference the member's node pushes (or both versions); {@code reencode} = encoded afresh
+     * from the k members of the new plan (ELECT's way); {@code auto} (default) = per change, whichever brings fewer
+     * bytes to the parity node (ParityUpdateCost). Same parity either way; each parity node follows its own setting.
      */
     public final String updatePolicy;
-    public static final Set<String> UPDATE_POLICIES = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("delta", "reencode")));
+    public static final Set<String> UPDATE_POLICIES = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("auto", "delta", "reencode")));
     /**
      * "none", "tls", or null when the key is left out: then the ELECT transport uses TLS exactly when Cassandra's
      * {@code server_encryption_options.internode_encryption} is not {@code none} (resolved by the bridge, which
@@ -89,7 +90,7 @@ public final class ElectConfig
         transitionIntervalSeconds = r.intIn("transition_interval_seconds", 60, 1, 86400);
         memberMergeEnabled = r.bool("member_merge_enabled", false);
         memberMergeMinObsoleteShare = r.doubleIn("member_merge_min_obsolete_share", 0.25, 0.0, 1.0, false);
-        updatePolicy = r.oneOf("update_policy", "delta", UPDATE_POLICIES);
+        updatePolicy = r.oneOf("update_policy", "auto", UPDATE_POLICIES);
         transportEncryption = r.oneOf("transport_encryption", null, TRANSPORT_ENCRYPTIONS);
         r.rejectUnknownKeys();
     }

@@ -25,6 +25,7 @@ import io.elect.core.stripes.StripeLayout;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
 import io.elect.core.config.ColdTierStores;
+import io.elect.core.transition.ParityUpdateCost;
 import io.elect.core.transition.RemoteStripeParticipant;
 import io.elect.core.transition.wire.ChangeMessages.MergeRequest;
 import io.elect.core.transition.wire.ChangeMessages.MergeResult;
@@ -132,8 +133,9 @@ final class LocalChangeOps
         java.util.Set<String> named = new java.util.HashSet<>();
         if (r != null)
         {
-            r.members().forEach(m -> named.add(m.sstable()));
-            if (r.change() != null)
+            // names of members on THIS node only: SSTable ids are per node (the simulation's repeat across nodes)
+            r.members().stream().filter(m -> node.self().equals(m.node())).forEach(m -> named.add(m.sstable()));
+            if (r.change() != null && node.self().equals(r.change().previous().node()))
                 named.add(r.change().previous().sstable());
         }
         named.remove(RemoteStripeParticipant.memberName(t, sstable));
@@ -262,8 +264,9 @@ final class LocalChangeOps
             return reencode(req, old, start, reader, "encoded from the members other than " + req.slot() + " (its previous version is unreadable)");
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
             return build(req, start, reader, "built here from its members (this node takes over the chunk)");
-        if ("reencode".equals(node.config().updatePolicy))
-            return reencode(req, old, start, reader, "encoded afresh from the members of the new plan (update_policy reencode)");
+        String policy = node.config().updatePolicy;
+        if ("reencode".equals(policy) || "auto".equals(policy) && autoReencodes(req, old))
+            return reencode(req, old, start, reader, "encoded afresh from the members of the new plan (update_policy " + policy + ")");
         Path recalled = null;
         if (!Files.exists(old))
         {
@@ -303,6 +306,18 @@ final class LocalChangeOps
             if (recalled != null)
                 ParityFiles.deleteHot(recalled);
         }
+    }
+
+    /** update_policy auto: whether re-encoding brings fewer bytes to this node than the delta ({@link ParityUpdateCost}). */
+    private static boolean autoReencodes(ParityChangeRequest req, Path old) throws IOException
+    {
+        long[] next = req.previous().dataLengths();
+        next[req.slot()] = req.removal() ? 0 : req.afterChecksums().length();
+        long deltaBytes = req.hasDelta() ? req.deltaChecksums().length()
+                                         : req.beforeChecksums().length() + (req.removal() ? 0 : req.afterChecksums().length());
+        boolean cold = !Files.exists(old); // the caller checked that it is here or in the cold tier
+        long code = cold ? ParityFiles.readColdMarker(ParityFiles.coldMarker(old)) : 0;
+        return ParityUpdateCost.choose(next, deltaBytes, cold, code) == ParityUpdateCost.Way.REENCODE;
     }
 
     /**

@@ -110,8 +110,14 @@ final class MemberRestore
     /** The stub of member i of r held by some live node other than this one and the member's own node; null if none. */
     StripeStatus findStub(TableRef table, StripeRecord r, int i) throws IOException
     {
-        String dataNode = r.members().get(i).node();
-        StripeStatusRequest req = new StripeStatusRequest(table, r.id().toString(), dataNode, r.members().get(i).sstable(), i);
+        return findStub(table, r, i, r.members().get(i));
+    }
+
+    /** A live node's stub of {@code member} in slot {@code i} of r (e.g. the previous version of a slot in a change). */
+    StripeStatus findStub(TableRef table, StripeRecord r, int i, io.elect.core.stripes.Member member) throws IOException
+    {
+        String dataNode = member.node();
+        StripeStatusRequest req = new StripeStatusRequest(table, r.id().toString(), dataNode, member.sstable(), i);
         IOException last = null;
         for (String peer : node.ring().liveMembers())
         {

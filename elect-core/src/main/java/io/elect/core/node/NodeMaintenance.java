@@ -123,7 +123,7 @@ final class NodeMaintenance
                                                      : node.store().get(io.elect.core.stripes.StripeId.parse(m.stripe())).orElse(null);
                 String name = io.elect.core.transition.RemoteStripeParticipant.memberName(m.table(), m.next());
                 boolean live = node.tables().exists(m.table()) && node.tables().files(m.table()).stream().anyMatch(f -> f.id().equals(m.next()));
-                if (!live || r == null || r.members().stream().anyMatch(x -> name.equals(x.sstable())))
+                if (!live || r == null || r.members().stream().anyMatch(x -> name.equals(x.sstable()) && node.self().equals(x.node())))
                 {
                     merges.remove(m); // gone, its stripe gone (retired: every file of it deleted), or named
                     continue;

@@ -364,6 +364,17 @@ final class NodeRebuild
     private void stub(TableRef table, StripeRecord r, int i, MemberRestore restore) throws IOException
     {
         StripeStatus status = restore.findStub(table, r, i);
+        if (status == null && r.state() == StripeState.CHANGING && r.change() != null && r.change().slot() == i
+            && !r.change().previous().isVirtual())
+        {
+            // A replacement in progress (a merge) whose next version's stubs are not installed yet: the previous
+            // version's stubs are still on the other secondaries. Copying one keeps this node like them; the change
+            // installs the next version's stub here too (STUB is retried with the change) and STUB_RELAYOUT removes
+            // the previous one, as everywhere.
+            status = restore.findStub(table, r, i, r.change().previous());
+            if (status != null)
+                count("stubs_of_previous_versions");
+        }
         if (status == null)
         {
             // Every member of a restorable stripe has stubs on all its secondaries: the others are down or cut off.

@@ -92,7 +92,7 @@ public final class TransitionService
         this.savingTarget = node.config().storageSavingTarget;
         this.participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
                                                                             () -> node.ring().members(), n -> node.ring().isAlive(n));
-        this.participant.pushDeltas("delta".equals(node.config().updatePolicy));
+        this.participant.pushDeltas(!"reencode".equals(node.config().updatePolicy));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.departures = new DepartureRepair(node, machine, participant);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();

@@ -129,7 +129,7 @@ public final class Simulation
         m.put("transport_retries", 3);
         m.put("member_merge_enabled", mergesOn(o.seed()));
         m.put("member_merge_min_obsolete_share", 0.25);
-        m.put("update_policy", reencodeOn(o.seed()) ? "reencode" : "delta");
+        m.put("update_policy", updatePolicy(o.seed()));
         return ElectConfig.fromMap(m);
     }
 
@@ -139,10 +139,10 @@ public final class Simulation
         return new java.util.SplittableRandom(seed ^ 0x3E26E5L).nextInt(2) == 0;
     }
 
-    /** Whether parity changes re-encode (update_policy reencode) in a seed's run (a third of the seeds, own generator). */
-    static boolean reencodeOn(long seed)
+    /** A seed's update_policy: reencode, delta or auto, a third of the seeds each (own generator). */
+    static String updatePolicy(long seed)
     {
-        return new java.util.SplittableRandom(seed ^ 0x5E1C0DEL).nextInt(3) == 0;
+        return List.of("reencode", "delta", "auto").get(new java.util.SplittableRandom(seed ^ 0x5E1C0DEL).nextInt(3));
     }
 
     /** Runs one simulation; never throws for a failure of the system under test (that is a violation). */

@@ -212,15 +212,16 @@ class ElectConfigTest
         assertTrue(ElectConfig.defaults().toString().contains("\"transport_encryption\":\"default"), ElectConfig.defaults().toString());
     }
 
-    /** update_policy (issue 16): delta by default, reencode accepted, tsue and anything else refused by name. */
+    /** update_policy (issue 16): auto by default, delta and reencode accepted, tsue and anything else refused by name. */
     @Test
     void updatePolicyKey()
     {
-        assertEquals("delta", ElectConfig.defaults().updatePolicy);
+        assertEquals("auto", ElectConfig.defaults().updatePolicy);
+        assertEquals("delta", ElectConfig.fromMap(map("update_policy", "delta")).updatePolicy);
         assertEquals("reencode", ElectConfig.fromMap(map("update_policy", "reencode")).updatePolicy);
         ElectConfigException e = reject(map("update_policy", "tsue"));
         assertEquals("elect.update_policy", e.key());
-        assertTrue(e.getMessage().contains("'tsue' is not allowed; allowed: one of delta, reencode"), e.getMessage());
-        assertTrue(ElectConfig.defaults().toString().contains("\"update_policy\":\"delta\""), ElectConfig.defaults().toString());
+        assertTrue(e.getMessage().contains("'tsue' is not allowed; allowed: one of auto, delta, reencode"), e.getMessage());
+        assertTrue(ElectConfig.defaults().toString().contains("\"update_policy\":\"auto\""), ElectConfig.defaults().toString());
     }
 }

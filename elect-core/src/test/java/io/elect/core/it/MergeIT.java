@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Member merges on a real cluster with a node killed in the middle of one (issue 16 items 1-4, docs/design/updates.md):
  * 3 nodes (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on, {@code member_merge_enabled} with share 0.1,
- * {@code update_policy} from {@code -Delect.it.merge.policy}, default delta) encode an ELECT table; then a third of
+ * {@code update_policy} from {@code -Delect.it.merge.policy}, default auto) encode an ELECT table; then a third of
  * the keys are written again (CL ALL) in rounds, so encoded members fill with obsolete versions and the coordinator
  * merges them. Whenever a stripe is seen CHANGING to a member's next version, the node of that member (it holds both
  * versions, the merge marker and the pushed delta) is killed with SIGKILL; a kill counts only if the record still
@@ -49,7 +49,7 @@ class MergeIT
     private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-merge-run");
     private static final int KEYS = Integer.getInteger("elect.it.merge.keys", 15000);
     private static final int KILLS = Integer.getInteger("elect.it.merge.kills", 2);
-    private static final String POLICY = System.getProperty("elect.it.merge.policy", "delta");
+    private static final String POLICY = System.getProperty("elect.it.merge.policy", "auto");
     private static final String KS = "elect_merge_it";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static CqlSession session;

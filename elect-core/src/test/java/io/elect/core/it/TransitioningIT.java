@@ -314,8 +314,8 @@ class TransitioningIT
 
     /**
      * {@code electtool updates --json} on every node: the coordinator counted the removals, and the parity nodes
-     * computed (at least) one new parity generation per changed stripe from the removed member's bytes, which they
-     * fetched from another node.
+     * computed (at least) one new parity generation per changed stripe from member bytes fetched from other nodes
+     * (the removed member's, or under update_policy auto possibly the remaining members' when that is less).
      */
     private static void assertUpdatesReportCounts(int changedStripes) throws Exception
     {
@@ -327,7 +327,7 @@ class TransitioningIT
             String json = r.output().substring(r.output().indexOf('{'));
             com.fasterxml.jackson.databind.JsonNode d = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
             assertEquals(1, d.path("version").asInt(), json);
-            assertEquals("delta", d.path("update_policy").asText(), json);
+            assertEquals("auto", d.path("update_policy").asText(), json);
             removed += d.path("coordinator").path("MembersRemoved").asLong();
             generations += d.path("parity_maintenance").path("Changes").asLong();
             byTwo += d.path("parity_maintenance").path("ByTwoVersions").asLong();
@@ -336,7 +336,7 @@ class TransitioningIT
         System.out.printf("electtool updates: %d members removed, %d parity generations (%d from both versions), %d member bytes fetched%n",
                           removed, generations, byTwo, fetched);
         assertTrue(removed >= changedStripes, removed + " members removed, " + changedStripes + " stripes changed");
-        assertTrue(generations >= changedStripes && byTwo >= changedStripes && fetched > 0,
+        assertTrue(generations >= changedStripes && fetched > 0,
                    generations + " parity generations, " + byTwo + " from both versions, " + fetched + " bytes fetched; "
                    + changedStripes + " stripes changed");
     }
