@@ -109,7 +109,7 @@ class MergeIT
             long roundEnd = System.currentTimeMillis() + 240_000;
             while (System.currentTimeMillis() < roundEnd && confirmed < KILLS)
             {
-                StripeRecord changing = LocalClusterScript.stripeRecords(session).stream()
+                StripeRecord changing = records().stream()
                                                           .filter(r -> r.state() == StripeState.CHANGING && r.change() != null
                                                                        && !r.members().get(r.change().slot()).isVirtual()
                                                                        && r.change().previous().node().equals(r.members().get(r.change().slot()).node()))
@@ -123,7 +123,7 @@ class MergeIT
                 int node = Integer.parseInt(victim.substring(victim.lastIndexOf('.') + 1));
                 assertEquals(0, SCRIPT.run(180, "kill", "--hard", String.valueOf(node)).code());
                 attempts++;
-                StripeRecord after = LocalClusterScript.stripeRecords(session).stream().filter(x -> x.id().equals(changing.id()))
+                StripeRecord after = records().stream().filter(x -> x.id().equals(changing.id()))
                                                        .findFirst().orElseThrow();
                 boolean mid = after.parityGeneration() == changing.parityGeneration()
                               && (after.state() == StripeState.CHANGING || after.state() == StripeState.CHANGED);
@@ -156,7 +156,7 @@ class MergeIT
             pushed += u.path("parity_maintenance").path("ByPushedDelta").asLong();
             System.out.println("electtool updates on node " + i + ": " + u);
         }
-        long changedStripes = LocalClusterScript.stripeRecords(session).stream().filter(r -> r.parityGeneration() > 0).count();
+        long changedStripes = records().stream().filter(r -> r.parityGeneration() > 0).count();
         System.out.printf("%d confirmed kills mid-change in %d rounds; %d stripes at parity generation >= 1; counters since the last "
                           + "restarts: %d members merged, %d parity generations (%d from pushed deltas)%n", confirmed, round,
                           changedStripes, merged, generations, pushed);
@@ -167,6 +167,25 @@ class MergeIT
         Thread.sleep(10_000);
         for (int k = 0; k < KEYS; k++)
             check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, version[k], "ONE with node 3 down");
+    }
+
+    /** The stripe records; a read that times out while a node was just killed or is starting is tried again. */
+    private static List<StripeRecord> records() throws Exception
+    {
+        long deadline = System.currentTimeMillis() + 90_000;
+        while (true)
+        {
+            try
+            {
+                return LocalClusterScript.stripeRecords(session);
+            }
+            catch (com.datastax.oss.driver.api.core.DriverException e)
+            {
+                if (System.currentTimeMillis() > deadline)
+                    throw e;
+                Thread.sleep(1000);
+            }
+        }
     }
 
     private static void flushAndCompact() throws Exception
@@ -186,7 +205,7 @@ class MergeIT
         {
             JsonNode report = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
             JsonNode stripes = report.get("stripes");
-            boolean changing = LocalClusterScript.stripeRecords(session).stream()
+            boolean changing = records().stream()
                                                  .anyMatch(r -> r.state() == StripeState.CHANGING || r.state() == StripeState.CHANGED);
             if (!changing && LocalClusterScript.inFlightStripes(stripes) == 0 && stripes.path("committed").asInt() > 0
                 && report.get("tables").get(0).get("achieved_saving").asDouble() >= 0.5)
