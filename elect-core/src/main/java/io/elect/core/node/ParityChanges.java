@@ -90,7 +90,7 @@ final class ParityChanges
         if (req.removal() && req.beforeChecksums().length() == 0)
             return reencode(req, old, start, reader, "encoded from the members other than " + req.slot() + " (its previous version is unreadable)");
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
-            return build(req, start, reader, "built here from its members (this node takes over the chunk)");
+            return reencode(req, old, start, reader, "built here from its members (this node takes over the chunk)");
         String policy = node.config().updatePolicy;
         if ("reencode".equals(policy) || "auto".equals(policy) && autoReencodes(req, old))
             return reencode(req, old, start, reader, "encoded afresh from the members of the new plan (update_policy " + policy + ")");
@@ -176,7 +176,9 @@ final class ParityChanges
     /**
      * The next generation encoded from the members of the new plan (the request's layout with the slot's next version,
      * or a zero chunk for a removal) at the previous generation's length (the code length the stubs' layouts keep):
-     * update_policy reencode, and a removal whose previous member cannot be read (its node lost it).
+     * update_policy reencode (or auto's choice), a removal whose previous member cannot be read (its node lost it), and
+     * a chunk this node never held (it replaces a parity node that left the ring, issue 18: then at the record's code
+     * length, which may exceed the other chunks' by its rounding: space, not correctness).
      */
     private ParityInfo reencode(ParityChangeRequest req, Path old, long start, CountingMemberReader reader, String how) throws IOException
     {
@@ -193,27 +195,6 @@ final class ParityChanges
         long[] lengths = prev.dataLengths();
         lengths[req.slot()] = req.removal() ? 0 : req.afterChecksums().length();
         StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, length, locators);
-        Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
-        ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
-            .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
-        account("Reencoded", reader, 0, 0, built.length());
-        logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(),
-                    req.table(), req.toGeneration(), how, built.length(), reader, node.clock().millisSince(start));
-        return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
-    }
-
-    /**
-     * The next generation of a parity chunk this node never held (it replaces a parity node that left the ring, issue
-     * 18): encoded from the members of the target layout (the request's previous layout with the slot's next version).
-     */
-    private ParityInfo build(ParityChangeRequest req, long start, CountingMemberReader reader, String how) throws IOException
-    {
-        StripeLayout prev = req.previous();
-        java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
-        long[] lengths = prev.dataLengths();
-        locators.set(req.slot(), req.removal() ? LocatorMemberReader.zero() : req.afterLocator());
-        lengths[req.slot()] = req.removal() ? 0 : req.afterChecksums().length();
-        StripeLayout target = new StripeLayout(prev.codecId(), prev.k(), prev.m(), lengths, prev.stripeLength(), locators);
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());

@@ -55,11 +55,7 @@ class DepartureIT
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = SCRIPT.run(1800, "start", "--nodes", "4", "--fresh", "--wait-for-ports", "900",
-                              "--set", "elect.data_chunks=2", "--set", "elect.parity_chunks=1",
-                              "--set", "elect.storage_saving_target=0.6", "--set", "elect.transition_min_age_seconds=0",
-                              "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5",
-                              "--set", "elect.primary_offload_min_age_seconds=0", "--set", "elect.cold_read_rate=1000");
+        Result r = SCRIPT.startTransitioning(4);
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         session = LocalClusterScript.session(LocalClusterScript.loopback(3));
     }

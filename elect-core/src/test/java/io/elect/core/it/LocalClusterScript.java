@@ -146,6 +146,26 @@ public final class LocalClusterScript
      * NullPointerException from CompactionManager.submitMaximal. Holds are now registered and stoppable
      * ({@code SSTableHold}), so a failure here is a failure.
      */
+    /**
+     * Starts a fresh local cluster of {@code nodes} that transitions quickly (RS k=2 m=1, alpha 0.6, every 5 s, no
+     * age limits, cold tier on, every file cold by read rate) with {@code extraSets} ({@code key=value}) on top.
+     */
+    public Result startTransitioning(int nodes, String... extraSets) throws Exception
+    {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+            "start", "--nodes", String.valueOf(nodes), "--fresh", "--wait-for-ports", "900",
+            "--set", "elect.data_chunks=2", "--set", "elect.parity_chunks=1",
+            "--set", "elect.storage_saving_target=0.6", "--set", "elect.transition_min_age_seconds=0",
+            "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5",
+            "--set", "elect.primary_offload_min_age_seconds=0", "--set", "elect.cold_read_rate=1000"));
+        for (String s : extraSets)
+        {
+            args.add("--set");
+            args.add(s);
+        }
+        return run(1800, args.toArray(new String[0]));
+    }
+
     public Result compact(int node, String keyspace) throws Exception
     {
         return run(600, "nodetool", String.valueOf(node), "compact", keyspace);
