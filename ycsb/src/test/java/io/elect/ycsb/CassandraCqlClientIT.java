@@ -292,6 +292,72 @@ class CassandraCqlClientIT
         assertEquals(records + inserts, count(), "every YCSB insert is a new row");
     }
 
+    /**
+     * {@code bench.Interleaved} (scripts/bench compare's driver): two loaded tables, workload A in 2 rounds of
+     * 1-second slices; the slices come out in ABBA order, every slice did reads and updates of its own table
+     * without a failure, and both tables really received updates during the run.
+     */
+    @Test
+    void interleavedSlicesDriveBothTablesInAbbaOrder() throws Exception
+    {
+        int records = 300;
+        for (String t : List.of("ta", "tb"))
+        {
+            CreateTable.run(CreateTable.parse(new String[]{ "--table", t, "--rf", "1", "--port", Integer.toString(PORT),
+                                                            "--hosts", HOST, "--drop" }));
+            Map<String, Long> load = ycsb("-load", "workloada", "recordcount=" + records, "table=" + t);
+            assertEquals(records, load.get("INSERT Return=OK"));
+        }
+        long startMicros = System.currentTimeMillis() * 1000;
+        List<String> cmd = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"),
+            "-Dlogback.configurationFile=" + new File("target/classes/logback.xml").getAbsolutePath(),
+            io.elect.ycsb.bench.Interleaved.class.getName(),
+            "--workload", WorkloadFilesTest.dir().toAbsolutePath().resolve("workloada").toString(),
+            "--tables", "ta,tb", "--rounds", "2", "--slice-seconds", "1", "--warmup-seconds", "1", "--threads", "2",
+            "-p", "hosts=" + HOST, "-p", "port=" + PORT, "-p", "recordcount=" + records,
+            "-p", "cassandra.writeconsistencylevel=ALL"));
+        Path out = Files.createTempFile("interleaved-it", ".out");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile())
+                                           .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        boolean done = p.waitFor(3, TimeUnit.MINUTES);
+        if (!done)
+            p.destroyForcibly();
+        List<String> lines = Files.readAllLines(out);
+        Files.delete(out);
+        System.out.println("---- Interleaved ----\n" + String.join("\n", lines));
+        assertTrue(done, "Interleaved did not finish");
+        assertEquals(0, p.exitValue(), lines.toString());
+        assertEquals(4, lines.size(), lines.toString());
+        String[][] expected = { { "1", "ta", "1" }, { "1", "tb", "2" }, { "2", "tb", "1" }, { "2", "ta", "2" } };
+        Pattern fields = Pattern.compile("\\{\"round\":(\\d+),\"table\":\"(\\w+)\",\"order\":(\\d+),"
+                                         + "\"seconds\":([0-9.]+),\"ops\":(\\d+),\"ops_per_s\":([0-9.]+),"
+                                         + "\"read_p50_ms\":([0-9.]+),.*\"update_p50_ms\":([0-9.]+),.*"
+                                         + "\"failures\":\\{}}");
+        for (int i = 0; i < 4; i++)
+        {
+            Matcher m = fields.matcher(lines.get(i));
+            assertTrue(m.matches(), lines.get(i));
+            assertEquals(expected[i][0], m.group(1), lines.get(i));
+            assertEquals(expected[i][1], m.group(2), lines.get(i));
+            assertEquals(expected[i][2], m.group(3), lines.get(i));
+            double seconds = Double.parseDouble(m.group(4));
+            long ops = Long.parseLong(m.group(5));
+            assertTrue(seconds >= 1.0 && seconds < 10, lines.get(i));
+            assertTrue(ops > 0, lines.get(i));
+            assertEquals(ops / seconds, Double.parseDouble(m.group(6)), 0.1 + ops / seconds * 1e-3, lines.get(i));
+        }
+        for (String t : List.of("ta", "tb"))
+        {
+            long updated = 0;
+            for (Row r : session.execute("SELECT writetime(field0) FROM ycsb." + t))
+                if (r.getLong(0) >= startMicros)
+                    updated++;
+            assertTrue(updated > 0, t + ": no row was updated during the interleaved run");
+        }
+    }
+
     private static long count()
     {
         return session.execute("SELECT count(*) FROM ycsb.usertable").one().getLong(0);
