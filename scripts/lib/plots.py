@@ -20,7 +20,7 @@ SUITES = ("coding", "offload", "tsue", "storage", "compare", "degraded", "tiered
 
 # One colour per system or backend, the same in every picture.
 COLOURS = {"c-isal": "#4d4d4d", "isal": "#1f77b4", "jerasure": "#ff7f0e", "java": "#2ca02c", "memcpy": "#bbbbbb",
-           "plain": "#7f7f7f", "elect": "#1f77b4", "plain-tr": "#c7c7c7", "elect-tr": "#9467bd",
+           "plain": "#7f7f7f", "plain2": "#bcbd22", "elect": "#1f77b4", "plain-tr": "#c7c7c7", "elect-tr": "#9467bd",
            "normal": "#1f77b4", "degraded": "#d62728", "s3proxy": "#1f77b4", "fs": "#ff7f0e",
            "local-file-copy": "#7f7f7f"}
 
@@ -313,14 +313,14 @@ def plot_compare(data, out):
     workload's target as a line (0.97; E: 1.5); elect-tr/plain-tr beside it when the run had transitioning."""
     plt = _plt()
     workloads = sorted({r["workload"] for r in data if r["workload"] != "load"})
-    pairs = [(b, o) for b, o in (("plain", "elect"), ("plain-tr", "elect-tr"))
+    pairs = [(b, o) for b, o in (("plain", "elect"), ("plain", "plain2"), ("plain-tr", "elect-tr"))
              if any(r["system"] == o for r in data)]
     fig, (ax, ax_abs) = plt.subplots(1, 2, figsize=(12, 4.4), gridspec_kw={"width_ratios": [3, 2]})
 
     def value(w, pair):
         rs = _round_ratios(data, w, *pair)
         return None if not rs else (_med(rs), min(rs), max(rs))
-    labels = [f"{o}/{b}" for b, o in pairs]
+    labels = [f"{o}/{b}" + (" (A/A control)" if o == "plain2" else "") for b, o in pairs]
     n = len(pairs)
     width = 0.8 / max(1, n)
     for i, (pair, label) in enumerate(zip(pairs, labels)):
@@ -345,7 +345,7 @@ def plot_compare(data, out):
     ax.set_title("ELECT / plain Cassandra throughput, same cluster, interleaved rounds")
     _headroom(ax, 0.2)
     ax.legend(fontsize=8, loc="upper left", ncol=3)
-    systems = [s for s in ("plain", "elect", "plain-tr", "elect-tr") if any(r["system"] == s for r in data)]
+    systems = [s for s in ("plain", "elect", "plain2", "plain-tr", "elect-tr") if any(r["system"] == s for r in data)]
 
     def ops(w, s):
         v = [r["ops_per_s"] for r in data if r["workload"] == w and r["system"] == s and r.get("ops_per_s")]

@@ -32,11 +32,13 @@ import site.ycsb.workloads.CoreWorkload;
  * properties, with {@code table} set per instance) and every call goes through the real binding
  * ({@link CassandraCqlClient}, one per thread and table, sharing one driver session). Only YCSB's client loop is
  * replaced: {@code --threads} worker threads run the workload's transactions against ONE table at a time until
- * the slice's deadline, then all of them switch. A round runs one slice per table, in the listed order in odd
- * rounds and reversed in even ones (ABBA: a linear drift of the machine favours neither). The warm-up runs every
+ * the slice's deadline, then all of them switch. A round runs one slice per table, in the order of
+ * {@link #sliceOrder}: with two tables the listed order in odd rounds and reversed in even ones (ABBA: a linear
+ * drift of the machine favours neither), with more a balanced Latin square (every table equally often in every
+ * position and after every other table, over {@link #designLength} rounds). The warm-up runs every
  * table for {@code --warmup-seconds} each (in two halves, alternating) and is not reported.
  *
- * <p>Output (stdout), one JSON object per measured slice: {@code {"round":R,"table":T,"order":1|2,"seconds":S,
+ * <p>Output (stdout), one JSON object per measured slice: {@code {"round":R,"table":T,"order":1..n,"seconds":S,
  * "ops":N,"ops_per_s":X,"read_p50_ms":..,"read_p99_ms":..,"update_p50_ms":..,"update_p99_ms":..,
  * "insert_p50_ms":..,"insert_p99_ms":..,"scan_p50_ms":..,"scan_p99_ms":..,"failures":{"READ=NOT_FOUND":3}}};
  * latency fields are null when the slice had no such operation; ops count transactions as YCSB's OVERALL does
@@ -122,12 +124,47 @@ public final class Interleaved
         {
             for (int pos = 0; pos < n; pos++)
             {
-                int s = round % 2 == 1 ? pos : n - 1 - pos;
+                int s = sliceOrder(round, n)[pos];
                 SliceResult r = slice(s, options.sliceSeconds * 1000L);
                 System.out.println(r.json(round, options.tables.get(s), pos + 1));
                 System.out.flush();
             }
         }
+    }
+
+    /**
+     * The order of the tables (indexes 0..n-1) in round r (1-based): row (r - 1) mod {@link #designLength}(n) of a
+     * Williams design, i.e. a Latin square whose first row is 0, 1, n-1, 2, n-2, ... and whose row i adds i mod n;
+     * for odd n the rows reversed follow, since one square cannot balance carry-over then. Over designLength(n)
+     * rounds every table runs equally often in every position and equally often right after each other table
+     * (n = 2: 0,1 then 1,0, the ABBA order). Both properties matter here: the slice right after a switch and the
+     * slice in a given position of a round measured up to +-10% apart on this VM, whatever the table.
+     */
+    static int[] sliceOrder(int round, int n)
+    {
+        if (round < 1 || n < 1)
+            throw new IllegalArgumentException("round " + round + ", tables " + n);
+        int row = (round - 1) % designLength(n);
+        int[] first = new int[n];
+        for (int j = 0, lo = 1, hi = n - 1; j < n; j++)
+            first[j] = j == 0 ? 0 : (j % 2 == 1 ? lo++ : hi--);
+        int[] order = new int[n];
+        for (int j = 0; j < n; j++)
+            order[j] = (first[j] + row % n) % n;
+        if (row >= n) // odd n, second half: the rows of the square reversed
+            for (int j = 0; j < n / 2; j++)
+            {
+                int t = order[j];
+                order[j] = order[n - 1 - j];
+                order[n - 1 - j] = t;
+            }
+        return order;
+    }
+
+    /** Rounds after which {@link #sliceOrder} repeats: n for even n (and 1), 2n for odd n > 1. */
+    static int designLength(int n)
+    {
+        return n % 2 == 0 || n == 1 ? n : 2 * n;
     }
 
     /** Runs every worker against table index s for about millis; returns what they did. */
