@@ -70,6 +70,39 @@ def spread(values):
     return f"{med:.3g} [{min(values):.3g}..{max(values):.3g}]"
 
 
+def ycsb_classpath():
+    """The ycsb module's jar and runtime classpath (built by scripts/ycsb)."""
+    target = os.path.join(ROOT, "ycsb", "target")
+    return os.path.join(target, "ycsb-0.1.0-SNAPSHOT.jar") + ":" + open(
+        os.path.join(target, "runtime-classpath.txt")).read().strip()
+
+
+def interleaved_cmd(workload, tables, hosts, records, rounds, slice_seconds, warmup_seconds, threads, props=()):
+    """io.elect.ycsb.bench.Interleaved (docs/ycsb.md): YCSB workload ycsb/workloads/workload<workload> over tables
+    (in the order of odd rounds) in slices, write CL ALL, read and scan CL ONE; props: extra "key=value" strings."""
+    cmd = ["java", "-Xmx1g", "-cp", ycsb_classpath(), "io.elect.ycsb.bench.Interleaved",
+           "--workload", os.path.join(ROOT, "ycsb", "workloads", f"workload{workload}"),
+           "--tables", ",".join(tables), "--rounds", str(rounds), "--slice-seconds", str(slice_seconds),
+           "--warmup-seconds", str(warmup_seconds), "--threads", str(threads)]
+    for kv in (f"hosts={hosts}", f"recordcount={records}", "cassandra.writeconsistencylevel=ALL",
+               "cassandra.readconsistencylevel=ONE", "cassandra.scanconsistencylevel=ONE", *props):
+        cmd += ["-p", kv]
+    return cmd
+
+
+def interleaved_ratios(stdout, base, other):
+    """(per-round other/base ops/s ratios, slices) from Interleaved's output; raises ValueError naming the first
+    failed operation (the driver reports failures per slice instead of stopping)."""
+    slices = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    for sl in slices:
+        if sl["failures"]:
+            raise ValueError(f"{sl['table']}, round {sl['round']}: operations failed: {sl['failures']}")
+    by_round = {}
+    for sl in slices:
+        by_round.setdefault(sl["round"], {})[sl["table"]] = sl["ops_per_s"]
+    return [v[other] / v[base] for _, v in sorted(by_round.items()) if v.get(base) and other in v], slices
+
+
 def storage_report_cmd(node=1):
     """`bin/electtool storage --json` against local node `node` (JMX)."""
     return [ELECTTOOL, "-h", "127.0.0.1", "-p", str(jmx_port(node)), "storage", "--json"]
