@@ -354,7 +354,10 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
 
     // ---- compaction tasks ------------------------------------------------------------------------------------
 
-    /** Misfits first (one per task), then the tree with the most estimated work that has a task. */
+    /**
+     * Misfits first (one per task), then the tree with the most estimated work that has a task, then a role tree
+     * whose L0 holds more than its role's share of one SSTable ({@link SmallFlushPromotion}).
+     */
     @Override
     public synchronized AbstractCompactionTask getNextBackgroundTask(long gcBefore)
     {
@@ -385,7 +388,11 @@ public class ElectCompactionStrategy extends LeveledCompactionStrategy
             if (task != null)
                 return task;
         }
-        return null;
+        Map<Integer, List<SSTableReader>> byRole = new TreeMap<>();
+        for (Map.Entry<SSTableReader, Integer> e : placement.entrySet())
+            if (e.getValue() >= 0)
+                byRole.computeIfAbsent(e.getValue(), r -> new ArrayList<>()).add(e.getKey());
+        return SmallFlushPromotion.next(cfs, byRole, now, gcBefore, getMaxSSTableBytes());
     }
 
     /** One major compaction per role tree, plus one re-splitting task over all misfits. */

@@ -151,6 +151,77 @@ class ElectCompactionStrategyTest
         assertVisibilityMatches(elect);
     }
 
+    /**
+     * A flush whose role shares are each under one SSTable's worth (but over a third of it) is merged into L1 in
+     * every role tree, as the same writes' flush is in a plain LCS table (L0Promotion): without it each role tree
+     * kept one small L0 SSTable and a point read probed two SSTables where the plain table probed one.
+     */
+    @Test
+    void aRoleShareOfAFlushIsPromotedIntoL1LikeAPlainTablesFlush() throws Exception
+    {
+        String ks = "elect_promote";
+        NodeHandoff.bridge().roles().setOverrideForTesting(ks, ranges(B1, B2, 0, 1, 2));
+        session.execute("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        for (String t : new String[]{ "elect", "plain" })
+            session.execute("CREATE TABLE " + ks + '.' + t + " (key text PRIMARY KEY, field0 blob) WITH compaction = {'class': '"
+                            + (t.equals("elect") ? "io.elect.core.bridge.ElectCompactionStrategy" : "LeveledCompactionStrategy")
+                            + "', 'sstable_size_in_mb': 1, 'fanout_size': 10} AND compression = {'enabled': 'false'}");
+        ColumnFamilyStore elect = Keyspace.open(ks).getColumnFamilyStore("elect");
+        ColumnFamilyStore plain = Keyspace.open(ks).getColumnFamilyStore("plain");
+        elect.disableAutoCompaction();
+        plain.disableAutoCompaction();
+        Random rnd = new Random(42);
+        // 6000 keys of 800 bytes (about 4.8 MB per table), major-compacted: every role tree holds L1 only
+        write(ks, rnd, 6000, 1);
+        for (ColumnFamilyStore cfs : new ColumnFamilyStore[]{ elect, plain })
+        {
+            cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+            cfs.forceMajorCompaction();
+        }
+        // overwrite every third key: a flush of about 1.6 MB, over the 1 MiB SSTable size; about 0.5 MB per role
+        write(ks, rnd, 6000, 3);
+        for (ColumnFamilyStore cfs : new ColumnFamilyStore[]{ elect, plain })
+        {
+            cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+            cfs.enableAutoCompaction();
+            awaitCompactions(cfs);
+        }
+        assertEquals(0, plain.getCompactionStrategyManager().getSSTableCountPerLevel()[0],
+                     "the plain table promoted its flush (LCS)");
+        Map<Integer, ElectCompactionStrategy.RoleLevels> levels = strategy(elect).roleLevels();
+        assertEquals(List.of(0, 1, 2), new ArrayList<>(levels.keySet()));
+        for (Map.Entry<Integer, ElectCompactionStrategy.RoleLevels> e : levels.entrySet())
+            assertEquals(0, e.getValue().sstables[0], "role " + e.getKey() + " promoted its share of the flush: "
+                                                      + java.util.Arrays.toString(e.getValue().sstables));
+        assertNoSSTableSpansTwoRoles(elect, ranges(B1, B2, 0, 1, 2), "after the promotion");
+        Map<String, ByteBuffer> all = new TreeMap<>();
+        for (Row row : session.execute(SimpleStatement.newInstance("SELECT key, field0 FROM " + ks + ".plain").setPageSize(500)))
+            all.put(row.getString(0), row.getByteBuffer(1));
+        assertEquals(6000, all.size());
+        Map<String, ByteBuffer> electAll = new TreeMap<>();
+        for (Row row : session.execute(SimpleStatement.newInstance("SELECT key, field0 FROM " + ks + ".elect").setPageSize(500)))
+            electAll.put(row.getString(0), row.getByteBuffer(1));
+        assertEquals(all, electAll, "reads of the ELECT table after the promotion");
+    }
+
+    /** Writes the same value of every every-th key of 0..keys-1 to ks.elect and ks.plain. */
+    private void write(String ks, Random rnd, int keys, int every) throws Exception
+    {
+        PreparedStatement[] insert = { session.prepare("INSERT INTO " + ks + ".elect (key, field0) VALUES (?, ?)"),
+                                       session.prepare("INSERT INTO " + ks + ".plain (key, field0) VALUES (?, ?)") };
+        List<CompletionStage<AsyncResultSet>> inflight = new ArrayList<>();
+        for (int i = 0; i < keys; i += every)
+        {
+            byte[] value = new byte[800];
+            rnd.nextBytes(value);
+            for (PreparedStatement p : insert)
+                inflight.add(session.executeAsync(p.bind(String.format("user%019d", i), ByteBuffer.wrap(value))));
+            if (inflight.size() >= 256)
+                drain(inflight);
+        }
+        drain(inflight);
+    }
+
     private void writeRound(Random rnd, int keys, int round) throws Exception
     {
         PreparedStatement[] insert = { session.prepare("INSERT INTO " + KS + ".elect (key, field0) VALUES (?, ?)"),
