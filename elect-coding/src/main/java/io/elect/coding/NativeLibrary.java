@@ -85,9 +85,17 @@ final class NativeLibrary
                                          + buildPackages + " or gcc were missing when elect-coding was built; "
                                          + "install them (scripts/setup does) and rebuild");
             Path copy = Files.createTempFile("lib" + name + "-", ".so");
-            copy.toFile().deleteOnExit();
-            Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
-            System.load(copy.toAbsolutePath().toString());
+            try
+            {
+                Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+                System.load(copy.toAbsolutePath().toString());
+            }
+            finally
+            {
+                // The mapping outlives the file on Linux: unlinking now leaves no copy behind in /tmp even when the
+                // JVM is killed (deleteOnExit did not run for killed nodes: 104 stale copies piled up here).
+                Files.deleteIfExists(copy);
+            }
             int got = probe.getAsInt();
             if (got != expectedProbe)
                 return new NativeLibrary(name, buildPackages,
