@@ -24,7 +24,7 @@ import site.ycsb.workloads.CoreWorkload;
  * compare}: on the 2-core VM, separate YCSB runs of a few seconds, each in a fresh JVM, gave per-round ratios
  * spread from 0.72 to 1.55 within one run and could not resolve a few percent).
  *
- * <pre>Interleaved --workload FILE --tables A,B [--rounds 8] [--slice-seconds 3] [--warmup-seconds 6]
+ * <pre>Interleaved --workload FILE --tables A,B [--rounds 8] [--slice-seconds 3] [--warmup-seconds 30]
  *             [--threads 8] [-p key=value ...]</pre>
  *
  * <p>What is YCSB's and what is ours: the operations, key and field choosers, value generators and the mix are
@@ -35,8 +35,8 @@ import site.ycsb.workloads.CoreWorkload;
  * the slice's deadline, then all of them switch. A round runs one slice per table, in the order of
  * {@link #sliceOrder}: with two tables the listed order in odd rounds and reversed in even ones (ABBA: a linear
  * drift of the machine favours neither), with more a balanced Latin square (every table equally often in every
- * position and after every other table, over {@link #designLength} rounds). The warm-up runs every
- * table for {@code --warmup-seconds} each (in two halves, alternating) and is not reported.
+ * position and after every other table, over {@link #designLength} rounds). Unreported warm-up rounds of the same
+ * kind come first, until throughput settles ({@link #warmUp}; at most {@code --warmup-seconds} per table).
  *
  * <p>Output (stdout), one JSON object per measured slice: {@code {"round":R,"table":T,"order":1..n,"seconds":S,
  * "ops":N,"ops_per_s":X,"read_p50_ms":..,"read_p99_ms":..,"update_p50_ms":..,"update_p99_ms":..,
@@ -116,10 +116,7 @@ public final class Interleaved
     private void measure()
     {
         int n = options.tables.size();
-        long warmHalf = Math.max(1, options.warmupSeconds * 1000L / 2);
-        for (int half = 0; half < 2 && options.warmupSeconds > 0; half++)
-            for (int s = 0; s < n; s++)
-                slice(s, warmHalf);
+        warmUp(n);
         for (int round = 1; round <= options.rounds; round++)
         {
             for (int pos = 0; pos < n; pos++)
@@ -131,6 +128,58 @@ public final class Interleaved
             }
         }
     }
+
+    /**
+     * Unreported rounds (same slices and order as measured ones) until the cluster is warm: at least
+     * {@link #MIN_WARMUP_ROUNDS} if the budget allows, then until a round's total throughput is within
+     * {@link #WARM_CHANGE} of the round before; at most {@code --warmup-seconds} per table (but at least one round
+     * unless it is 0). Why adaptive: after a fresh client JVM and a workload mix the nodes had not run yet, throughput kept rising for about 30-45 s (a read-only run on three identical tables:
+     * 1727, 2566, 3607 ops/s in the first round's three slices, and still +11% from round 3 to 4), so a fixed short
+     * warm-up made the first measured slice of every run the slowest, whatever the table.
+     */
+    private void warmUp(int n)
+    {
+        long sliceMillis = options.sliceSeconds * 1000L;
+        List<Double> totals = new ArrayList<>();
+        String why;
+        while ((why = warmUpEnd(totals, n * sliceMillis, options.warmupSeconds * 1000L * n)) == null)
+        {
+            double total = 0;
+            for (int s : sliceOrder(totals.size() + 1, n))
+            {
+                SliceResult r = slice(s, sliceMillis);
+                total += r.ops / (r.elapsedNanos / 1e9);
+            }
+            totals.add(total);
+        }
+        System.err.printf(Locale.ROOT, "Interleaved: warm-up %d round(s), %d s: %s%n", totals.size(),
+                          totals.size() * n * sliceMillis / 1000, why);
+    }
+
+    /**
+     * Whether the warm-up ends after the rounds whose total throughputs (ops/s summed over a round's slices) are
+     * given: null to run another round of roundMillis, else why it ends. Pure, for golden cases.
+     */
+    static String warmUpEnd(List<Double> totals, long roundMillis, long budgetMillis)
+    {
+        int done = totals.size();
+        if (budgetMillis <= 0)
+            return "--warmup-seconds 0";
+        if (done >= MIN_WARMUP_ROUNDS)
+        {
+            double change = totals.get(done - 1) / totals.get(done - 2) - 1;
+            if (Math.abs(change) <= WARM_CHANGE)
+                return String.format(Locale.ROOT, "throughput changed %+.1f%% from the round before", 100 * change);
+        }
+        if (done > 0 && (done + 1) * roundMillis > budgetMillis)
+            return "the --warmup-seconds budget is spent";
+        return null;
+    }
+
+    /** Warm-up rounds run at least (two: the first round of a cold run is never representative). */
+    static final int MIN_WARMUP_ROUNDS = 2;
+    /** Relative change of a round's total throughput below which the warm-up ends. */
+    static final double WARM_CHANGE = 0.05;
 
     /**
      * The order of the tables (indexes 0..n-1) in round r (1-based): row (r - 1) mod {@link #designLength}(n) of a
@@ -304,12 +353,12 @@ public final class Interleaved
     static final class Options
     {
         static final String USAGE = "usage: Interleaved --workload FILE --tables A,B [--rounds 8] "
-                                    + "[--slice-seconds 3] [--warmup-seconds 6] [--threads 8] [-p key=value ...]";
+                                    + "[--slice-seconds 3] [--warmup-seconds 30] [--threads 8] [-p key=value ...]";
         final Properties properties = new Properties();
         List<String> tables = List.of();
         int rounds = 8;
         int sliceSeconds = 3;
-        int warmupSeconds = 6;
+        int warmupSeconds = 30;
         int threads = 8;
 
         static Options parse(String[] args)
