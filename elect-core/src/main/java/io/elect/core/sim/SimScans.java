@@ -40,7 +40,7 @@ final class SimScans
      * As Cassandra's adapter does (ObsoleteScan): a row of a frozen file F is obsolete when another live file G holds
      * the key with a timestamp above F's greatest (from the statistics components, which stubs and restored members
      * copy; a file without them counts nothing): certain when G's smallest timestamp is above it, otherwise read from
-     * G when G's data is local.
+     * G when G's data is local, and taken from G's greatest timestamp when it is not (a stub or offloaded file).
      */
     Map<String, Long> obsoleteBytes(TableRef t) throws IOException
     {
@@ -65,8 +65,8 @@ final class SimScans
                         newer = true;
                     else if (g.source == Source.LOCAL)
                         newer = set.rowOf(g, key, token).ts() > maxTs;
-                    else
-                        newer = false; // g's data is remote or cold: not read
+                    else // g's data is remote or cold: not read; its statistics say it holds newer data
+                        newer = g.stat("max_ts=", Long.MIN_VALUE) > maxTs;
                     if (newer)
                     {
                         obsolete += f.index.lengths()[i];

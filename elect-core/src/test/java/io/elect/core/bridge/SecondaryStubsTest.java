@@ -151,28 +151,11 @@ class SecondaryStubsTest
         SSTableReader s = flushOne(cfs, Set.of());
 
         // S's components as fetched from P, and its data file as stripe member 0 (member 1: other bytes)
-        Path fetched = Files.createDirectories(base.resolve("fetched"));
-        Map<String, Path> components = new LinkedHashMap<>();
-        for (Component c : s.descriptor.discoverComponents())
-        {
-            if (c.equals(Components.DATA))
-                continue;
-            Path from = s.descriptor.fileFor(c).toPath();
-            Path to = fetched.resolve(from.getFileName());
-            Files.copy(from, to);
-            components.put(c.name(), to);
-        }
-        Path member0 = base.resolve("member-0"), member1 = base.resolve("member-1"), parity = base.resolve("parity-0");
-        Files.copy(s.descriptor.fileFor(Components.DATA).toPath(), member0);
-        byte[] other = new byte[(int) Files.size(member0) / 2 + 777];
-        new Random(42).nextBytes(other);
-        Files.write(member1, other);
-        StripeLayout stripe = encode(List.of(member0, member1), parity);
-        ChunkChecksums sums;
-        try (FileChannel ch = FileChannel.open(member0, StandardOpenOption.READ))
-        {
-            sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
-        }
+        Fetched f = fetch(s, "fetched");
+        Map<String, Path> components = f.components();
+        StripeLayout stripe = f.stripe();
+        ChunkChecksums sums = f.sums();
+        Path member0 = f.member0();
 
         // X: newer, deleted, TTL'd, static, range-deleted, new, older and duplicate versions
         Set<SSTableReader> beforeX = Set.of(s);
@@ -322,6 +305,74 @@ class SecondaryStubsTest
         SecondaryStubs.PurgeStats again = NodeHandoff.bridge().stubs().purge(cfs, List.of(a, b), r -> true);
         assertEquals(0, again.rewritten(), again.toString());
         assertEquals(0, again.cellsDropped() + again.rowsDropped(), again.toString());
+    }
+
+    /** What P sends for a stub of S: S's non-data components, a k=2 m=1 stripe with S's data as member 0, its sums. */
+    private record Fetched(Map<String, Path> components, StripeLayout stripe, ChunkChecksums sums, Path member0)
+    {
+    }
+
+    private static Fetched fetch(SSTableReader s, String name) throws Exception
+    {
+        Path fetched = Files.createDirectories(base.resolve(name));
+        Map<String, Path> components = new LinkedHashMap<>();
+        for (Component c : s.descriptor.discoverComponents())
+        {
+            if (c.equals(Components.DATA))
+                continue;
+            Path from = s.descriptor.fileFor(c).toPath();
+            Path to = fetched.resolve(from.getFileName());
+            Files.copy(from, to);
+            components.put(c.name(), to);
+        }
+        Path member0 = fetched.resolve("member-0"), member1 = fetched.resolve("member-1"), parity = fetched.resolve("parity-0");
+        Files.copy(s.descriptor.fileFor(Components.DATA).toPath(), member0);
+        byte[] other = new byte[(int) Files.size(member0) / 2 + 777];
+        new Random(42).nextBytes(other);
+        Files.write(member1, other);
+        StripeLayout stripe = encode(List.of(member0, member1), parity);
+        try (FileChannel ch = FileChannel.open(member0, StandardOpenOption.READ))
+        {
+            return new Fetched(components, stripe, ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE), member0);
+        }
+    }
+
+    /**
+     * Obsolete versions between two stubs (a secondary replica after the old and the new version of updated rows were
+     * both encoded): the newer stub's data is not local, so its statistics decide. Before this rule the older stub's
+     * updated rows counted as live (0 obsolete), and the storage report overstated the saving under updates.
+     */
+    @Test
+    void aNewerStubMakesTheOlderStubsSharedKeysObsolete() throws Exception
+    {
+        String t = "obs";
+        ColumnFamilyStore cfs = createTable(t);
+        for (int k = 0; k < 40; k++)
+            cql("INSERT INTO " + KS + "." + t + " (k, c, v) VALUES (" + k + ", 0, 'old-" + k + "') USING TIMESTAMP 1000");
+        SSTableReader s1 = flushOne(cfs, Set.of());
+        // S2: keys 0..9 overwritten at 2000; keys 50..59 written at 900, so S2's timestamps overlap S1's (a newer
+        // file that is not newer in every row, as after a compaction that merged old and new data)
+        for (int k = 0; k < 10; k++)
+            cql("INSERT INTO " + KS + "." + t + " (k, c, v) VALUES (" + k + ", 0, 'new-" + k + "') USING TIMESTAMP 2000");
+        for (int k = 50; k < 60; k++)
+            cql("INSERT INTO " + KS + "." + t + " (k, c, v) VALUES (" + k + ", 0, 'early-" + k + "') USING TIMESTAMP 900");
+        SSTableReader s2 = flushOne(cfs, Set.of(s1));
+        assertTrue(s2.getMinTimestamp() <= s1.getMaxTimestamp() && s2.getMaxTimestamp() > s1.getMaxTimestamp());
+        Fetched f1 = fetch(s1, "obs-1"), f2 = fetch(s2, "obs-2");
+        SSTableReader stub1 = NodeHandoff.bridge().stubs().install(cfs, f1.components(), f1.stripe(), 0, f1.sums());
+        SSTableReader stub2 = NodeHandoff.bridge().stubs().install(cfs, f2.components(), f2.stripe(), 0, f2.sums());
+        NodeHandoff.bridge().stubs().purge(cfs, List.of(stub1, stub2), r -> true); // S1, S2: byte copies, removed
+        assertEquals(Set.of(stub1, stub2), new HashSet<>(cfs.getLiveSSTables()));
+
+        // keys 0..9 of the stub of S1: a quarter of its partitions, all of the same size
+        double share = new ObsoleteScan().fractions(cfs, r -> r == stub1).get(stub1.descriptor.id.toString());
+        assertEquals(0.25, share, 0.03, "obsolete share of the older stub");
+        // the newer stub's keys are not shadowed by the older one (its greatest timestamp is not above)
+        Double newer = new ObsoleteScan().fractions(cfs, r -> r == stub2).get(stub2.descriptor.id.toString());
+        assertEquals(0.0, newer, 0.0, "obsolete share of the newer stub");
+        Map<Integer, List<String>> rows = readAll(t, 60);
+        assertEquals(List.of("0:new-3:null:null"), rows.get(3));
+        assertEquals(List.of("0:old-30:null:null"), rows.get(30));
     }
 
     private static Set<Path> listing(Path dir) throws java.io.IOException
