@@ -10,14 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link Interleaved#sliceOrder}: golden rows, and the two balance properties over one design for n = 1..7. */
+/** {@link SliceOrder}: golden rows, and the two balance properties over one design for n = 1..7. */
 class SliceOrderTest
 {
     @Test
     void twoTablesAlternateAbba()
     {
         for (int r = 1; r <= 9; r++)
-            assertArrayEquals(r % 2 == 1 ? new int[]{ 0, 1 } : new int[]{ 1, 0 }, Interleaved.sliceOrder(r, 2), "round " + r);
+            assertArrayEquals(r % 2 == 1 ? new int[]{ 0, 1 } : new int[]{ 1, 0 }, SliceOrder.of(r, 2), "round " + r);
     }
 
     @Test
@@ -27,11 +27,11 @@ class SliceOrderTest
         // either, but 0 2 1 | 2 0 1 ... is the first order (depth-first) in which every table also waits equally
         int[][] three = { { 0, 1, 2 }, { 0, 2, 1 }, { 2, 0, 1 }, { 2, 1, 0 }, { 1, 2, 0 }, { 1, 0, 2 } };
         for (int r = 1; r <= 12; r++)
-            assertArrayEquals(three[(r - 1) % 6], Interleaved.sliceOrder(r, 3), "round " + r);
+            assertArrayEquals(three[(r - 1) % 6], SliceOrder.of(r, 3), "round " + r);
         int[][] four = { { 0, 1, 3, 2 }, { 1, 2, 0, 3 }, { 2, 3, 1, 0 }, { 3, 0, 2, 1 } };
         for (int r = 1; r <= 8; r++)
-            assertArrayEquals(four[(r - 1) % 4], Interleaved.sliceOrder(r, 4), "round " + r);
-        assertArrayEquals(new int[]{ 0 }, Interleaved.sliceOrder(5, 1));
+            assertArrayEquals(four[(r - 1) % 4], SliceOrder.of(r, 4), "round " + r);
+        assertArrayEquals(new int[]{ 0 }, SliceOrder.of(5, 1));
     }
 
     @Test
@@ -39,12 +39,12 @@ class SliceOrderTest
     {
         for (int n = 1; n <= 7; n++)
         {
-            int rounds = Interleaved.designLength(n);
+            int rounds = SliceOrder.designLength(n);
             int[][] position = new int[n][n];
             int[][] after = new int[n][n];
             for (int r = 1; r <= rounds; r++)
             {
-                int[] o = Interleaved.sliceOrder(r, n);
+                int[] o = SliceOrder.of(r, n);
                 int[] sorted = o.clone();
                 Arrays.sort(sorted);
                 for (int j = 0; j < n; j++)
@@ -76,35 +76,35 @@ class SliceOrderTest
     {
         for (int n = 3; n <= 7; n++)
         {
-            int rounds = Interleaved.designLength(n);
+            int rounds = SliceOrder.designLength(n);
             int[] sequence = new int[2 * rounds * n];
             for (int r = 1; r <= 2 * rounds; r++)
-                System.arraycopy(Interleaved.sliceOrder(r, n), 0, sequence, (r - 1) * n, n);
+                System.arraycopy(SliceOrder.of(r, n), 0, sequence, (r - 1) * n, n);
             for (int i = 1; i < sequence.length; i++)
                 assertTrue(sequence[i] != sequence[i - 1], "n=" + n + ": table " + sequence[i] + " twice in a row at slice " + i);
             int[][] design = new int[rounds][];
             int[] order = new int[rounds];
             for (int r = 0; r < rounds; r++)
             {
-                design[r] = Interleaved.williamsRow(r, n);
+                design[r] = SliceOrder.williamsRow(r, n);
                 order[r] = r;
             }
-            int[] rowOrder = Interleaved.rowOrder(n);
+            int[] rowOrder = SliceOrder.rowOrder(n);
             if (n <= 6) // n = 7: none found within the search budget (the order then only avoids repeats)
-                assertTrue(Interleaved.equalGaps(design, rowOrder), "n=" + n + ": equal gaps with rows " + Arrays.toString(rowOrder));
+                assertTrue(SliceOrder.equalGaps(design, rowOrder), "n=" + n + ": equal gaps with rows " + Arrays.toString(rowOrder));
             if (n == 3)
-                assertFalse(Interleaved.equalGaps(design, order), "the rows in plain order do not have equal gaps for n=3");
+                assertFalse(SliceOrder.equalGaps(design, order), "the rows in plain order do not have equal gaps for n=3");
         }
         int[] abba = new int[8];
         for (int r = 1; r <= 4; r++)
-            System.arraycopy(Interleaved.sliceOrder(r, 2), 0, abba, (r - 1) * 2, 2);
+            System.arraycopy(SliceOrder.of(r, 2), 0, abba, (r - 1) * 2, 2);
         assertArrayEquals(new int[]{ 0, 1, 1, 0, 0, 1, 1, 0 }, abba);
     }
 
     @Test
     void refusesNonsense()
     {
-        assertThrows(IllegalArgumentException.class, () -> Interleaved.sliceOrder(0, 2));
-        assertThrows(IllegalArgumentException.class, () -> Interleaved.sliceOrder(1, 0));
+        assertThrows(IllegalArgumentException.class, () -> SliceOrder.of(0, 2));
+        assertThrows(IllegalArgumentException.class, () -> SliceOrder.of(1, 0));
     }
 }
