@@ -44,11 +44,18 @@ public final class ElectConfig
     public final int transitionIntervalSeconds;
     /**
      * Member merges (issue 16, docs/design/updates.md): replace an encoded member whose obsolete share reaches
-     * {@link #memberMergeMinObsoleteShare} by its next version. Off by default until it has run on real clusters as
-     * long as the other steps (it is covered by the simulation and a single-node test of the SSTable writer).
+     * {@link #memberMergeMinObsoleteShare} by its next version. On by default since 2026-11-27 (covered by the
+     * simulation, single-node tests, the updates benchmark and MergeIT's kills of the member's node, a parity node and
+     * the coordinator mid-change); without it, encoded members keep their obsolete versions until retired or removed.
      */
     public final boolean memberMergeEnabled;
     public final double memberMergeMinObsoleteShare;
+    /**
+     * The merge policy's age term (MemberMerges.Policy): a member whose version has been in its stripe this long merges
+     * at half the share; 0 turns the term off. Its read-cost term uses {@link #coldReadRate}: a member read more often
+     * merges at half the share (a quarter when both apply).
+     */
+    public final int memberMergeAgeSeconds;
     /**
      * How a parity node computes the next parity generation when one member of a stripe changes (a merge or a
      * removal, docs/design/updates.md): {@code delta} = the old generation plus coefficient x (old member XOR new
@@ -88,8 +95,9 @@ public final class ElectConfig
         transportRequestTimeoutMillis = r.intIn("transport_request_timeout_ms", 10_000, 1, 3_600_000);
         transportRetries = r.intIn("transport_retries", 3, 0, 100);
         transitionIntervalSeconds = r.intIn("transition_interval_seconds", 60, 1, 86400);
-        memberMergeEnabled = r.bool("member_merge_enabled", false);
+        memberMergeEnabled = r.bool("member_merge_enabled", true);
         memberMergeMinObsoleteShare = r.doubleIn("member_merge_min_obsolete_share", 0.25, 0.0, 1.0, false);
+        memberMergeAgeSeconds = r.intIn("member_merge_age_seconds", 86400, 0, Integer.MAX_VALUE);
         updatePolicy = r.oneOf("update_policy", "auto", UPDATE_POLICIES);
         transportEncryption = r.oneOf("transport_encryption", null, TRANSPORT_ENCRYPTIONS);
         r.rejectUnknownKeys();
@@ -135,6 +143,7 @@ public final class ElectConfig
         m.put("transition_interval_seconds", transitionIntervalSeconds);
         m.put("member_merge_enabled", memberMergeEnabled);
         m.put("member_merge_min_obsolete_share", memberMergeMinObsoleteShare);
+        m.put("member_merge_age_seconds", memberMergeAgeSeconds);
         m.put("update_policy", updatePolicy);
         m.put("transport_encryption", transportEncryption == null ? "default (tls if internode_encryption is not none)" : transportEncryption);
         return m;

@@ -170,7 +170,10 @@ public final class Targets
         }, String::valueOf));
         out.add(msg("verb-snapshot", List.of(new SnapshotRequest(TABLE).encode()), SnapshotRequest::decode, null));
         out.add(msg("verb-snapshot-response", List.of(new NodeSnapshot("127.0.0.1", new long[][]{ { 1, 2, 3 }, { 4, 5, 6 } }, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                                                   List.of(new CandidateInfo("12", 100, 0.5, 1000), new CandidateInfo("3gk1", 7, 0, 9))).encode()),
+                                                                   List.of(new CandidateInfo("12", 100, 0.5, 1000), new CandidateInfo("3gk1", 7, 0, 9))).encode(),
+                                                      new NodeSnapshot("127.0.0.2", new long[][]{ { 1 } }, 2, 3, 4, 5, 6, 7, 8, 9, 10, List.of(), 11,
+                                                                       Map.of(STRIPE, false), Map.of(STRIPE, Map.of(-1, false, 1, true)),
+                                                                       Map.of(STRIPE, new NodeSnapshot.MergeHint(300, 0.25))).encode()),
                         NodeSnapshot::decode, null));
         out.add(msg("verb-member", List.of(new MemberRequest(TABLE, "12", STRIPE).encode()), MemberRequest::decode, null));
         out.add(msg("verb-stripe-ref", List.of(new TransitionMessages.StripeRef(TABLE, STRIPE).encode()), TransitionMessages.StripeRef::decode, null));

@@ -153,11 +153,13 @@ final class NodeSnapshots
         java.util.Map<String, Long> obsoleteByFile = node.tables().obsoleteBytes(t);
         for (long b : obsoleteByFile.values())
             obsolete += b;
-        // the member-merge step's trigger: obsolete bytes of this node's members (LOCAL or offloaded), per stripe
-        java.util.Map<String, Long> mergeable = new java.util.HashMap<>();
+        // the member-merge step's trigger: obsolete bytes of this node's members (LOCAL or offloaded) and their read
+        // rate, per stripe (one member per node and stripe; should there be two files, their sum and the higher rate)
+        java.util.Map<String, NodeSnapshot.MergeHint> mergeable = new java.util.HashMap<>();
         for (LocalTables.TableFile f : node.tables().files(t))
             if (f.frozenTag() != null && !f.isStub() && obsoleteByFile.getOrDefault(f.id(), 0L) > 0)
-                mergeable.merge(f.frozenTag(), obsoleteByFile.get(f.id()), Long::sum);
+                mergeable.merge(f.frozenTag(), new NodeSnapshot.MergeHint(obsoleteByFile.get(f.id()), h.tracker.rate(f.id())),
+                                (a, b) -> new NodeSnapshot.MergeHint(a.obsoleteBytes() + b.obsoleteBytes(), Math.max(a.readRate(), b.readRate())));
         obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
         java.util.Map<String, java.util.Map<Integer, Boolean>> files = node.tables().shadowedFiles(t, false);
         java.util.Map<String, Boolean> stripes = new java.util.HashMap<>();

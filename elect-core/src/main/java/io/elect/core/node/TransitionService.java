@@ -299,8 +299,11 @@ public final class TransitionService
      */
     private int mergeMembers(TableRef table, Map<String, NodeSnapshot> snaps)
     {
-        double share = node.config().memberMergeMinObsoleteShare;
-        List<MemberMerges.Candidate> todo = MemberMerges.mergeable(snaps, node.ring().members(), node.store()::get, share);
+        io.elect.core.config.ElectConfig cfg = node.config();
+        MemberMerges.Policy policy = new MemberMerges.Policy(cfg.memberMergeMinObsoleteShare, cfg.memberMergeAgeSeconds * 1000L,
+                                                             cfg.coldReadRate);
+        List<MemberMerges.Candidate> todo = MemberMerges.mergeable(snaps, node.ring().members(), node.store()::get, policy,
+                                                                   node.clock().millis());
         int tried = 0, merged = 0;
         for (MemberMerges.Candidate c : todo)
         {
@@ -311,7 +314,7 @@ public final class TransitionService
             long start = node.clock().nanoTime();
             try
             {
-                io.elect.core.transition.wire.ChangeMessages.MergeResult next = participant.prepareMerge(c.record(), c.slot(), share);
+                io.elect.core.transition.wire.ChangeMessages.MergeResult next = participant.prepareMerge(c.record(), c.slot(), c.requiredShare());
                 if (!next.merged())
                     continue;
                 io.elect.core.stripes.Member replacement = new io.elect.core.stripes.Member(

@@ -129,6 +129,8 @@ public final class Simulation
         m.put("transport_retries", 3);
         m.put("member_merge_enabled", mergesOn(o.seed()));
         m.put("member_merge_min_obsolete_share", 0.25);
+        // the policy's age term acts within a run (members committed 10 simulated minutes ago merge at half the share)
+        m.put("member_merge_age_seconds", 600);
         m.put("update_policy", updatePolicy(o.seed()));
         return ElectConfig.fromMap(m);
     }

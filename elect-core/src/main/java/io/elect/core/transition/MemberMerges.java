@@ -18,11 +18,18 @@ import io.elect.core.transition.wire.NodeSnapshot;
 
 /**
  * Which members a round asks their nodes to merge (issue 16, docs/design/updates.md "merge"): a member whose node
- * reports at least {@code minShare} of its bytes obsolete ({@link NodeSnapshot#mergeable}, ObsoleteScan's figure
- * for the node's LOCAL member of the stripe: partitions a newer version shadows), in a COMMITTED stripe. The node
- * then writes the member's next version (without what newer members and stubs of other stripes shadow) or declines
- * when that frees less than asked; the change flow replaces the member with it. A pure function of the snapshots
- * and records, tested with golden cases.
+ * reports at least the required share of its bytes obsolete ({@link NodeSnapshot#mergeable}, ObsoleteScan's figure
+ * for the node's member of the stripe: partitions a newer version shadows), in a COMMITTED stripe. The node then
+ * writes the member's next version (without what newer members and stubs of other stripes shadow) or declines when
+ * that frees less than the required share; the change flow replaces the member with it. A pure function of the
+ * snapshots, records and clock, tested with golden cases.
+ *
+ * <p>The required share ({@link Policy#requiredShare}) is {@code member_merge_min_obsolete_share}, halved by each of
+ * two terms: <b>age</b> (the member's version has been in its stripe, unchanged, for at least
+ * {@code member_merge_age_seconds}: obsolete bytes that stay that long are unlikely to be taken by a retirement or
+ * removal, so a smaller gain is worth the rewrite) and <b>read cost</b> (the member is read more often than
+ * {@code cold_read_rate}: every read of a key it holds an obsolete version of probes it as well, so its obsolete
+ * bytes cost reads, not only space). A hot, old member merges at a quarter of the share.
  *
  * <p>Only with every ring member answering (as the retire and removal steps); stripes the retire or removal step
  * takes this round are left to it (a member fully shadowed is removed, not merged); at most one member per stripe
@@ -30,16 +37,47 @@ import io.elect.core.transition.wire.NodeSnapshot;
  */
 public final class MemberMerges
 {
-    public record Candidate(StripeRecord record, int slot, long obsoleteBytes)
+    /** A member to merge and the share its next version must free (sent to its node with MERGE_MEMBER). */
+    public record Candidate(StripeRecord record, int slot, long obsoleteBytes, double requiredShare)
     {
+    }
+
+    /**
+     * @param minShare     {@code member_merge_min_obsolete_share}
+     * @param agedAfterMillis {@code member_merge_age_seconds} x 1000; 0 turns the age term off
+     * @param hotReadRate  {@code cold_read_rate}: a member read more often than this (reads/s) is hot
+     */
+    public record Policy(double minShare, long agedAfterMillis, double hotReadRate)
+    {
+        public Policy
+        {
+            if (!(minShare >= 0 && minShare <= 1) || agedAfterMillis < 0 || !(hotReadRate >= 0))
+                throw new IllegalArgumentException("merge policy: share " + minShare + ", age " + agedAfterMillis + " ms, hot rate "
+                                                   + hotReadRate + " out of range");
+        }
+
+        /** The share a member must have obsolete: minShare, halved once if aged and once if hot. */
+        public double requiredShare(long ageMillis, double readRate)
+        {
+            double s = minShare;
+            if (agedAfterMillis > 0 && ageMillis >= agedAfterMillis)
+                s /= 2;
+            if (readRate > hotReadRate)
+                s /= 2;
+            return s;
+        }
     }
 
     private MemberMerges()
     {
     }
 
+    /**
+     * @param nowMillis the coordinator's clock: a member's age is {@code nowMillis - record.updatedAtMillis()} (the
+     *                  record last moved when the stripe committed or its last change ended)
+     */
     public static List<Candidate> mergeable(Map<String, NodeSnapshot> snapshots, Collection<String> ring,
-                                            Function<StripeId, Optional<StripeRecord>> records, double minShare)
+                                            Function<StripeId, Optional<StripeRecord>> records, Policy policy, long nowMillis)
     {
         if (!snapshots.keySet().containsAll(ring))
             return List.of();
@@ -48,7 +86,7 @@ public final class MemberMerges
             taken.add(c.record().id());
         List<Candidate> all = new ArrayList<>();
         for (NodeSnapshot s : snapshots.values())
-            for (Map.Entry<String, Long> e : s.mergeable().entrySet())
+            for (Map.Entry<String, NodeSnapshot.MergeHint> e : s.mergeable().entrySet())
             {
                 StripeId id;
                 try
@@ -69,8 +107,10 @@ public final class MemberMerges
                     Member m = r.get().members().get(i);
                     if (m.isVirtual() || !s.node().equals(m.node()) || m.realBytes() <= 0)
                         continue;
-                    if (e.getValue() >= minShare * m.realBytes())
-                        all.add(new Candidate(r.get(), i, e.getValue()));
+                    long obsolete = e.getValue().obsoleteBytes();
+                    double share = policy.requiredShare(nowMillis - r.get().updatedAtMillis(), e.getValue().readRate());
+                    if (obsolete >= share * m.realBytes())
+                        all.add(new Candidate(r.get(), i, obsolete, share));
                 }
             }
         // largest first, then by stripe and slot: the same answer whatever order the snapshots came in

@@ -224,4 +224,17 @@ class ElectConfigTest
         assertTrue(e.getMessage().contains("'tsue' is not allowed; allowed: one of auto, delta, reencode"), e.getMessage());
         assertTrue(ElectConfig.defaults().toString().contains("\"update_policy\":\"auto\""), ElectConfig.defaults().toString());
     }
+
+    /** Member merges (issue 16): on by default at a share of 0.25; a share outside [0, 1] is refused by name. */
+    @Test
+    void memberMergeKeys()
+    {
+        assertTrue(ElectConfig.defaults().memberMergeEnabled);
+        assertEquals(0.25, ElectConfig.defaults().memberMergeMinObsoleteShare);
+        assertFalse(ElectConfig.fromMap(map("member_merge_enabled", false)).memberMergeEnabled);
+        assertEquals(0.1, ElectConfig.fromMap(map("member_merge_min_obsolete_share", 0.1)).memberMergeMinObsoleteShare);
+        assertEquals("elect.member_merge_min_obsolete_share", reject(map("member_merge_min_obsolete_share", 1.5)).key());
+        assertEquals("elect.member_merge_enabled", reject(map("member_merge_enabled", "sometimes")).key());
+        assertTrue(ElectConfig.defaults().toString().contains("\"member_merge_enabled\":true"), ElectConfig.defaults().toString());
+    }
 }

@@ -32,10 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 3 nodes (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on, {@code member_merge_enabled} with share 0.1,
  * {@code update_policy} from {@code -Delect.it.merge.policy}, default auto) encode an ELECT table; then a third of
  * the keys are written again (CL ALL) in rounds, so encoded members fill with obsolete versions and the coordinator
- * merges them. Whenever a stripe is seen CHANGING to a member's next version, the node of that member (it holds both
- * versions, the merge marker and the pushed delta) is killed with SIGKILL; a kill counts only if the record still
- * shows the change afterwards (confirmed mid-change), and the node is started again. After {@value #KILLS} confirmed
- * kills and the cluster settled: no stripe is left in a change, every key reads its latest value at ONE and ALL,
+ * merges them. Whenever a stripe is seen CHANGING to a member's next version, one node is killed with SIGKILL, the
+ * victims taking turns (property {@code elect.it.merge.victims}, default {@code member,parity,coordinator}): the
+ * member's node (it holds both versions, the merge marker and the pushed delta), the stripe's first parity node (it
+ * holds generation g and is computing g + 1), or the transitioning coordinator (the ring member with the smallest
+ * address, which drives the change; the next one takes over and recovery finishes it). A kill counts only if the
+ * record still shows the change afterwards (confirmed mid-change), and the node is started again. After
+ * {@code elect.it.merge.kills} confirmed kills (default one per victim kind) and the cluster settled: no stripe is left in a change, every key reads its latest value at ONE and ALL,
  * {@code electtool verify} passes on every node, merges and parity generations were counted by {@code electtool
  * updates}, and every key still reads at ONE with a node down (stubs decode with the new parity generations).
  *
@@ -48,7 +51,9 @@ class MergeIT
 {
     private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-merge-run");
     private static final int KEYS = Integer.getInteger("elect.it.merge.keys", 15000);
-    private static final int KILLS = Integer.getInteger("elect.it.merge.kills", 2);
+    private static final List<String> VICTIMS = List.of(System.getProperty("elect.it.merge.victims", "member,parity,coordinator")
+                                                              .split(","));
+    private static final int KILLS = Integer.getInteger("elect.it.merge.kills", VICTIMS.size());
     private static final String POLICY = System.getProperty("elect.it.merge.policy", "auto");
     private static final String KS = "elect_merge_it";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -72,7 +77,7 @@ class MergeIT
     }
 
     @Test
-    void mergesSurviveAKillOfTheMembersNodeMidChange() throws Exception
+    void mergesSurviveKillsOfTheMembersNodeAParityNodeAndTheCoordinatorMidChange() throws Exception
     {
         session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
         session.execute("CREATE TABLE " + KS + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
@@ -114,7 +119,15 @@ class MergeIT
                     Thread.sleep(100);
                     continue;
                 }
-                String victim = changing.change().previous().node();
+                String kind = VICTIMS.get(confirmed % VICTIMS.size()).trim();
+                String victim = switch (kind)
+                {
+                    case "member" -> changing.change().previous().node();
+                    case "parity" -> changing.parityNodes().get(0);
+                    case "coordinator" -> "127.0.0.1"; // every node is up: the smallest address coordinates
+                    default -> throw new IllegalArgumentException("elect.it.merge.victims: unknown kind '" + kind
+                                                                  + "'; allowed: member, parity, coordinator");
+                };
                 int node = Integer.parseInt(victim.substring(victim.lastIndexOf('.') + 1));
                 assertEquals(0, SCRIPT.run(180, "kill", "--hard", String.valueOf(node)).code());
                 attempts++;
@@ -122,8 +135,8 @@ class MergeIT
                                                        .findFirst().orElseThrow();
                 boolean mid = after.parityGeneration() == changing.parityGeneration()
                               && (after.state() == StripeState.CHANGING || after.state() == StripeState.CHANGED);
-                System.out.printf("round %d: killed node %d while stripe %s was CHANGING to generation %d; afterwards %s at %d: %s%n", round,
-                                  node, changing.id(), changing.parityGeneration(), after.state(), after.parityGeneration(),
+                System.out.printf("round %d: killed node %d (%s) while stripe %s was CHANGING to generation %d; afterwards %s at %d: %s%n",
+                                  round, node, kind, changing.id(), changing.parityGeneration(), after.state(), after.parityGeneration(),
                                   mid ? "confirmed mid-change" : "the change had finished");
                 if (mid)
                     confirmed++;

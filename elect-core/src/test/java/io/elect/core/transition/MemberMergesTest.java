@@ -29,17 +29,33 @@ class MemberMergesTest
                                 List.of(new Member("n1", "ks.t/1", 1000), new Member("n2", "ks.t/2", 2000)), List.of("n3"), state, 1, 1);
     }
 
-    private static NodeSnapshot snap(String node, Map<String, Long> mergeable, Map<String, Map<Integer, Boolean>> files)
+    /** Obsolete bytes per stripe, members never read. */
+    private static NodeSnapshot snap(String node, Map<String, Long> obsolete, Map<String, Map<Integer, Boolean>> files)
+    {
+        Map<String, NodeSnapshot.MergeHint> hints = new HashMap<>();
+        obsolete.forEach((id, b) -> hints.put(id, new NodeSnapshot.MergeHint(b, 0)));
+        return snapWithHints(node, hints, files);
+    }
+
+    private static NodeSnapshot snapWithHints(String node, Map<String, NodeSnapshot.MergeHint> hints, Map<String, Map<Integer, Boolean>> files)
     {
         Map<String, Boolean> stripes = new HashMap<>();
         files.forEach((s, f) -> stripes.put(s, !f.containsValue(false)));
-        return new NodeSnapshot(node, new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), 0, stripes, files, mergeable);
+        return new NodeSnapshot(node, new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), 0, stripes, files, hints);
     }
 
+    /** The share-only policy (age and read-cost terms off). */
     private static List<String> mergeable(Map<String, NodeSnapshot> snaps, Map<StripeId, StripeRecord> records, double share)
     {
-        return MemberMerges.mergeable(snaps, RING, id -> Optional.ofNullable(records.get(id)), share).stream()
-                           .map(c -> c.record().id() + "/" + c.slot() + "/" + c.obsoleteBytes()).toList();
+        return mergeable(snaps, records, new MemberMerges.Policy(share, 0, Double.MAX_VALUE), 0);
+    }
+
+    private static List<String> mergeable(Map<String, NodeSnapshot> snaps, Map<StripeId, StripeRecord> records, MemberMerges.Policy p,
+                                          long now)
+    {
+        return MemberMerges.mergeable(snaps, RING, id -> Optional.ofNullable(records.get(id)), p, now).stream()
+                           .map(c -> c.record().id() + "/" + c.slot() + "/" + c.obsoleteBytes() + "@" + c.requiredShare()).toList()
+                           .stream().map(x -> x.endsWith("@" + p.minShare()) ? x.substring(0, x.lastIndexOf('@')) : x).toList();
     }
 
     @Test
@@ -99,10 +115,43 @@ class MemberMergesTest
         assertEquals(List.of(), mergeable(snaps, records, 0.25));
     }
 
+    /**
+     * The age and read-cost terms: with share 0.4, a member 30% obsolete merges only if its version is at least
+     * member_merge_age_seconds old (required 0.2) or it is read more often than cold_read_rate (0.2); a member 15%
+     * obsolete only if both (0.1). The required share travels with the candidate (the node declines below it).
+     * Records updated at t = 1 ms; the age term is 1000 s.
+     */
+    @Test
+    void agedOrHotMembersMergeAtHalfTheShareBothAtAQuarter()
+    {
+        Map<StripeId, StripeRecord> records = Map.of(A, stripe(A, StripeState.COMMITTED), B, stripe(B, StripeState.COMMITTED));
+        MemberMerges.Policy p = new MemberMerges.Policy(0.4, 1_000_000, 0.5);
+        long young = 1 + 999_999, old = 1 + 1_000_000;
+        // n1: A slot 0 30% obsolete, never read; n2: B slot 1 15% obsolete (300 of 2000), read 2/s
+        Map<String, NodeSnapshot> snaps = Map.of(
+            "n1", snapWithHints("n1", Map.of(A.toString(), new NodeSnapshot.MergeHint(300, 0)), Map.of()),
+            "n2", snapWithHints("n2", Map.of(B.toString(), new NodeSnapshot.MergeHint(300, 2.0)), Map.of()),
+            "n3", snap("n3", Map.of(), Map.of()));
+        assertEquals(List.of(), mergeable(snaps, records, p, young), "young: A needs 0.4, B (hot) 0.2");
+        // equal obsolete bytes: by stripe id (B sorts first)
+        assertEquals(List.of(B + "/1/300@0.1", A + "/0/300@0.2"), mergeable(snaps, records, p, old), "old: A 0.2, B (hot and old) 0.1");
+        // the read-cost term alone: A read 0.6/s (> 0.5) while young
+        Map<String, NodeSnapshot> hotA = new HashMap<>(snaps);
+        hotA.put("n1", snapWithHints("n1", Map.of(A.toString(), new NodeSnapshot.MergeHint(300, 0.6)), Map.of()));
+        assertEquals(List.of(A + "/0/300@0.2"), mergeable(hotA, records, p, young));
+        // a read rate equal to cold_read_rate is not hot; the age term off (0) never applies
+        hotA.put("n1", snapWithHints("n1", Map.of(A.toString(), new NodeSnapshot.MergeHint(300, 0.5)), Map.of()));
+        assertEquals(List.of(), mergeable(hotA, records, p, young));
+        assertEquals(List.of(), mergeable(snaps, records, new MemberMerges.Policy(0.4, 0, 0.5), Long.MAX_VALUE / 2));
+    }
+
     @Test
     void snapshotCarriesTheHints()
     {
-        NodeSnapshot s = snap("n1", Map.of(A.toString(), 300L), Map.of());
+        NodeSnapshot s = snapWithHints("n1", Map.of(A.toString(), new NodeSnapshot.MergeHint(300, 1.25)), Map.of());
         assertEquals(s.mergeable(), NodeSnapshot.decode(s.encode()).mergeable());
+        assertEquals(6, NodeSnapshot.SNAPSHOT_VERSION);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new NodeSnapshot.MergeHint(1, Double.NaN));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new NodeSnapshot.MergeHint(-1, 0));
     }
 }

@@ -13,17 +13,33 @@ import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
 public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
                            long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
                            long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
-                           Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files, Map<String, Long> mergeable)
+                           Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files, Map<String, MergeHint> mergeable)
 {
+    /**
+     * The member-merge step's view of this node's member of one stripe: its obsolete bytes (ObsoleteScan: partitions a
+     * newer version shadows) and its decayed read rate in reads/s (what the obsolete versions cost reads: every read
+     * of a key they hold probes them too).
+     */
+    public record MergeHint(long obsoleteBytes, double readRate)
+    {
+        public MergeHint
+        {
+            if (obsoleteBytes < 0 || !(readRate >= 0) || Double.isInfinite(readRate))
+                throw new IllegalArgumentException("MergeHint: obsolete bytes " + obsoleteBytes + " and read rate " + readRate
+                                                   + " must be >= 0 and finite");
+        }
+    }
+
     /**
      * Payload version of SNAPSHOT responses: 2 added {@code obsolete} (bytes of frozen files' data that a newer
      * version shadows) at the end; 3 added {@code stripes} (for every stripe with a file on the node, whether every
      * such file is fully shadowed: the retire step's detection); 4 added {@code files} (the same per file: a stub's
      * member index, or -1 for the node's member of the stripe; the member-removal step's detection); 5 added
      * {@code mergeable} (per stripe, the obsolete bytes of this node's LOCAL member of it: the member-merge step's
-     * trigger). An older node's answer is refused (upgrade every node).
+     * trigger); 6 added the member's read rate to each {@code mergeable} entry (the merge policy's read-cost term).
+     * An older node's answer is refused (upgrade every node).
      */
-    public static final int SNAPSHOT_VERSION = 5;
+    public static final int SNAPSHOT_VERSION = 6;
 
     public NodeSnapshot
     {
@@ -106,8 +122,8 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
                 w.i32(f.getKey()).bool(f.getValue());
         }
         w.i32(mergeable.size());
-        for (Map.Entry<String, Long> e : new java.util.TreeMap<>(mergeable).entrySet())
-            w.str(e.getKey()).i64(e.getValue());
+        for (Map.Entry<String, MergeHint> e : new java.util.TreeMap<>(mergeable).entrySet())
+            w.str(e.getKey()).i64(e.getValue().obsoleteBytes()).f64(e.getValue().readRate());
         return w.toBytes();
     }
 
@@ -157,14 +173,16 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
             if (files.put(id, m) != null)
                 throw new IllegalArgumentException("NodeSnapshot: stripe " + id + " listed twice in files");
         }
-        int nm = r.count("mergeable", 12);
-        Map<String, Long> mergeable = new java.util.HashMap<>();
+        int nm = r.count("mergeable", 20);
+        Map<String, MergeHint> mergeable = new java.util.HashMap<>();
         for (int i = 0; i < nm; i++)
         {
             String id = r.str("stripe");
             long bytes = r.i64("obsoleteBytes");
-            if (id == null || bytes < 0 || mergeable.put(id, bytes) != null)
-                throw new IllegalArgumentException("NodeSnapshot: mergeable stripe " + id + " with " + bytes + " bytes invalid or listed twice");
+            double rate = r.f64("readRate");
+            if (id == null || bytes < 0 || !(rate >= 0) || Double.isInfinite(rate) || mergeable.put(id, new MergeHint(bytes, rate)) != null)
+                throw new IllegalArgumentException("NodeSnapshot: mergeable stripe " + id + " with " + bytes + " bytes, read rate " + rate
+                                                   + " invalid or listed twice");
         }
         r.end();
         return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
