@@ -179,10 +179,9 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
         {
             String id = r.str("stripe");
             long bytes = r.i64("obsoleteBytes");
-            double rate = r.f64("readRate");
-            if (id == null || bytes < 0 || !(rate >= 0) || Double.isInfinite(rate) || mergeable.put(id, new MergeHint(bytes, rate)) != null)
-                throw new IllegalArgumentException("NodeSnapshot: mergeable stripe " + id + " with " + bytes + " bytes, read rate " + rate
-                                                   + " invalid or listed twice");
+            MergeHint hint = new MergeHint(bytes, r.f64("readRate")); // refuses negative or non-finite values
+            if (id == null || mergeable.put(id, hint) != null)
+                throw new IllegalArgumentException("NodeSnapshot: mergeable stripe " + id + " invalid or listed twice");
         }
         r.end();
         return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
