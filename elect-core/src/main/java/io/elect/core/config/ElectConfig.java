@@ -49,6 +49,11 @@ public final class ElectConfig
      * the coordinator mid-change); without it, encoded members keep their obsolete versions until retired or removed.
      */
     public final boolean memberMergeEnabled;
+    /**
+     * Virtual-slot fills (issue 18, docs/design/scaling.md): a round's chosen candidates first fill virtual slots of
+     * committed stripes (no new parity bytes) before forming new stripes. On by default.
+     */
+    public final boolean fillVirtualSlots;
     public final double memberMergeMinObsoleteShare;
     /**
      * The merge policy's age term (MemberMerges.Policy): a member whose version has been in its stripe this long merges
@@ -96,6 +101,7 @@ public final class ElectConfig
         transportRetries = r.intIn("transport_retries", 3, 0, 100);
         transitionIntervalSeconds = r.intIn("transition_interval_seconds", 60, 1, 86400);
         memberMergeEnabled = r.bool("member_merge_enabled", true);
+        fillVirtualSlots = r.bool("fill_virtual_slots", true);
         memberMergeMinObsoleteShare = r.doubleIn("member_merge_min_obsolete_share", 0.25, 0.0, 1.0, false);
         memberMergeAgeSeconds = r.intIn("member_merge_age_seconds", 86400, 0, Integer.MAX_VALUE);
         updatePolicy = r.oneOf("update_policy", "auto", UPDATE_POLICIES);
@@ -142,6 +148,7 @@ public final class ElectConfig
         m.put("transport_retries", transportRetries);
         m.put("transition_interval_seconds", transitionIntervalSeconds);
         m.put("member_merge_enabled", memberMergeEnabled);
+        m.put("fill_virtual_slots", fillVirtualSlots);
         m.put("member_merge_min_obsolete_share", memberMergeMinObsoleteShare);
         m.put("member_merge_age_seconds", memberMergeAgeSeconds);
         m.put("update_policy", updatePolicy);

@@ -222,7 +222,18 @@ public final class LocalTransitionOps
     MemberInfo pin(MemberRequest req) throws IOException
     {
         String key = req.table() + "/" + req.sstable() + "/" + req.stripeId();
-        TableFile f = member(req.table(), req.sstable(), req.stripeId());
+        TableFile f;
+        try
+        {
+            f = member(req.table(), req.sstable(), req.stripeId());
+        }
+        catch (IllegalStateException e)
+        {
+            throw new IllegalStateException(TransitionMessages.MEMBER_NOT_TAKEN + e.getMessage(), e);
+        }
+        if (f.frozenTag() != null && !f.frozenTag().equals(req.stripeId()))
+            throw new IllegalStateException(TransitionMessages.MEMBER_NOT_TAKEN + "sstable " + req.sstable() + " of " + req.table() + " on "
+                                            + node.self() + " belongs to stripe " + f.frozenTag());
         if (f.source() != LocalTables.Source.LOCAL)
             throw new IllegalStateException("sstable " + req.sstable() + " of " + req.table() + " is tiered; only local SSTables are encoded");
         node.tables().freeze(req.table(), f.id(), req.stripeId());

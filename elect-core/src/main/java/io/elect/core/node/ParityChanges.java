@@ -87,7 +87,10 @@ final class ParityChanges
         long start = node.clock().nanoTime();
         CountingMemberReader reader = new CountingMemberReader(node.tiered().members(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), "/"));
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
-        if (req.removal() && req.beforeChecksums().length() == 0)
+        // No previous version sent although the slot held a real one: it is unreadable (its node lost it). Applying the
+        // next version alone would keep the previous one's contribution in the parity, so encode afresh. A fill (the
+        // slot was virtual) sends none either, and there the difference is exactly the next version.
+        if (req.beforeChecksums().length() == 0 && r.change().previous().realBytes() > 0)
             return reencode(req, old, start, reader, "encoded from the members other than " + req.slot() + " (its previous version is unreadable)");
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
             return reencode(req, old, start, reader, "built here from its members (this node takes over the chunk)");

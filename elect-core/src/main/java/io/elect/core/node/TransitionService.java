@@ -203,8 +203,14 @@ public final class TransitionService
             c.settings(settings()); // alpha may have changed at runtime (electtool alpha)
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
-            TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine, p -> lastRounds.put(table, TransitionCoordinator.RoundResult.planOnly(table, p)));
+            // Virtual slots of committed stripes are filled first (a change: every ring member must answer its stub switch)
+            List<io.elect.core.stripes.StripeRecord> fillable = !allUp || !node.config().fillVirtualSlots ? List.of()
+                : node.store().list().stream().filter(s -> s.realMembers() > 0 && table.equals(RemoteStripeParticipant.tableOf(s))).toList();
+            TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine,
+                                                          p -> lastRounds.put(table, TransitionCoordinator.RoundResult.planOnly(table, p)), fillable);
             lastRounds.put(table, r);
+            node.metrics().counter("Transitioning", "VirtualSlotsFilled", table.toString()).inc(r.filled());
+            node.metrics().counter("Transitioning", "VirtualSlotsFilled", null).inc(r.filled());
             node.metrics().counter("Transitioning", "StripesCommitted", table.toString()).inc(r.committed());
             node.metrics().counter("Transitioning", "BytesEncoded", table.toString()).inc(r.encodedBytes());
             node.metrics().counter("Transitioning", "StripesRolledBack", table.toString()).inc(r.rolledBack());

@@ -145,6 +145,54 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
                                 new Change(slot, previous), StripeState.CHANGING, version + 1, nowMillis);
     }
 
+    /**
+     * COMMITTED -> CHANGING that fills virtual slot {@code slot} with {@code member} (a whole last-level SSTable of a
+     * node holding no chunk of the stripe; issue 18, Scale-RS's first step: the parity of generation g + 1 is that of
+     * g plus the member's contribution, nothing else moves). Same record shape as any change: the change's previous
+     * member is the virtual chunk ({@link #changeFills}).
+     */
+    public StripeRecord beginFill(int slot, Member member, long nowMillis)
+    {
+        if (state != StripeState.COMMITTED)
+            throw new IllegalStateException("stripe " + id + " is " + state + ": only a COMMITTED stripe changes");
+        if (!members.get(slot).isVirtual())
+            throw new IllegalArgumentException("stripe " + id + " slot " + slot + " holds " + members.get(slot).descriptor() + ": not a virtual slot");
+        Objects.requireNonNull(member, "member");
+        if (member.isVirtual())
+            throw new IllegalArgumentException("stripe " + id + " slot " + slot + ": a fill needs a real member");
+        for (Member mem : members)
+            if (!mem.isVirtual() && mem.node().equals(member.node()))
+                throw new IllegalArgumentException("stripe " + id + ": node " + member.node() + " already holds a member of it");
+        if (parityNodes.contains(member.node()))
+            throw new IllegalArgumentException("stripe " + id + ": node " + member.node() + " holds a parity chunk of it");
+        java.util.ArrayList<Member> next = new java.util.ArrayList<>(members);
+        next.set(slot, member);
+        return new StripeRecord(id, codecId, k, m, codeLength, next, parityNodes, parityGeneration + 1,
+                                new Change(slot, Member.virtual()), StripeState.CHANGING, version + 1, nowMillis);
+    }
+
+    /** Whether the change under way fills a virtual slot ({@link #beginFill}). */
+    public boolean changeFills()
+    {
+        return change != null && change.previous().isVirtual();
+    }
+
+    /**
+     * CHANGING -> COMMITTED with the plan before a fill ({@link #beginFill}): the slot virtual again, generation g.
+     * Only for a fill whose member could not be taken (its node answered that the SSTable is gone) before any of it
+     * was built: the caller made sure that no parity of generation g + 1 and no stub of the member remain.
+     */
+    public StripeRecord abandonFill(long nowMillis)
+    {
+        if (state != StripeState.CHANGING || !changeFills())
+            throw new IllegalStateException("stripe " + id + " is " + state + (change == null ? "" : " changing slot " + change.slot())
+                                            + ": only a fill under way (CHANGING) is abandoned");
+        java.util.ArrayList<Member> before = new java.util.ArrayList<>(members);
+        before.set(change.slot(), Member.virtual());
+        return new StripeRecord(id, codecId, k, m, codeLength, before, parityNodes, parityGeneration - 1, null,
+                                StripeState.COMMITTED, version + 1, nowMillis);
+    }
+
     /** Whether the change under way keeps its slot's member (a parity move: only parity chunks change nodes). */
     public boolean changeKeepsMember()
     {

@@ -25,7 +25,9 @@ package io.elect.core.stripes;
  * shadowed, or leaves) or replaced by a new version. CHANGING records the target plan with parity generation g + 1
  * and the slot's previous member ({@link StripeRecord.Change}); the parity nodes build generation g + 1 and every
  * stub holder switches to it. CHANGED records that no reader uses generation g or the previous member any more;
- * they are then deleted and the stripe is COMMITTED again. Both states only go forward.
+ * they are then deleted and the stripe is COMMITTED again. Both states only go forward, with one exception: a fill
+ * of a virtual slot (issue 18) whose member's node answers that the SSTable is gone before anything of the fill was
+ * built goes back from CHANGING to COMMITTED with the plan before it ({@link StripeRecord#abandonFill}).
  *
  * <p>DO NOT CHANGE the codes: they are persisted (docs/formats/stripe-metadata.md).
  */
@@ -90,7 +92,7 @@ public enum StripeState
             case PARITY_DURABLE: return next == SECONDARIES_STUBBED;
             case SECONDARIES_STUBBED: return next == COMMITTED;
             case COMMITTED: return next == RETIRING || next == CHANGING;
-            case CHANGING: return next == CHANGED;
+            case CHANGING: return next == CHANGED || next == COMMITTED; // COMMITTED: an abandoned fill only (StripeStore.checkReplan)
             case CHANGED: return next == COMMITTED;
             case RETIRING: return next == RETIRED;
             case ROLLING_BACK: return next == ROLLED_BACK;

@@ -98,7 +98,9 @@ final class StripeChanges
     void change(StripeRecord stripe)
     {
         StripeRecord.Change change = stripe.change();
-        TableRef table = tableOf(change.previous().sstable());
+        TableRef table = tableOf(stripe);
+        if (stripe.changeFills())
+            take(stripe);
         // the previous plan: every member's readable location (committed members may be offloaded: DESCRIBE_MEMBER)
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         for (int i = 0; i < stripe.k(); i++)
@@ -116,7 +118,9 @@ final class StripeChanges
         MemberLocation previous;
         try
         {
-            if (previousCall == null)
+            if (stripe.changeFills())
+                previous = null; // a virtual slot: the previous version is the zero chunk, the next generation adds the member
+            else if (previousCall == null)
                 throw new IllegalStateException("its node " + change.previous().node() + " left the ring");
             previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
         }
@@ -126,6 +130,7 @@ final class StripeChanges
                         stripe.id(), change.previous().descriptor(), e.getMessage(), stripe.parityGeneration());
             previous = null;
         }
+
         long[] lengths = new long[stripe.k()];
         List<String> locators = new ArrayList<>();
         for (int i = 0; i < stripe.k(); i++)
@@ -196,8 +201,70 @@ final class StripeChanges
             total = total.plus(RelayoutResult.decode(answer));
         logger.info("stripe {}: member {} ({}) {} in parity generation {} (parity on {}); {} stubs switched, {} of it removed", stripe.id(),
                     change.slot(), change.previous().descriptor(),
-                    after == null ? "removed" : stripe.changeKeepsMember() ? "kept" : "replaced by " + next.descriptor(),
+                    after == null ? "removed" : stripe.changeKeepsMember() ? "kept" : stripe.changeFills() ? "filled by " + next.descriptor()
+                                                                                         : "replaced by " + next.descriptor(),
                     stripe.parityGeneration(), stripe.parityNodes(), total.switched(), total.removed());
+        if (stripe.changeFills())
+            purgeFilled(stripe);
+    }
+
+    private static Member next(StripeRecord stripe)
+    {
+        return stripe.members().get(stripe.change().slot());
+    }
+
+    /**
+     * A fill's first step: PIN of the new member on its node (frozen under the stripe: it can no longer be compacted
+     * away). The node's definitive refusal (the SSTable is gone, or another stripe took it) abandons the fill: no
+     * earlier attempt can have built anything, since every step after this one needs the pin. Any other failure
+     * (node down, a compaction holding the file) is retried.
+     */
+    private void take(StripeRecord stripe)
+    {
+        Member m = next(stripe);
+        try
+        {
+            awaitAll(List.of(transport.request(peerOf.apply(m.node()), Verbs.PIN,
+                                               new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode())),
+                     "PIN");
+        }
+        catch (RuntimeException e)
+        {
+            String why = String.valueOf(e.getMessage());
+            int at = why.indexOf(io.elect.core.transition.wire.TransitionMessages.MEMBER_NOT_TAKEN);
+            if (at < 0)
+                throw e;
+            throw new StripeParticipant.FillRefused(why.substring(at));
+        }
+    }
+
+    /**
+     * After a fill: STUB_PURGE on every live ring node, so the new member's secondaries drop the rows its stubs now
+     * serve (what the fill saves). A node that does not answer purges in its periodic maintenance (the stripe is
+     * CHANGING or later, purges allowed), so a failure here only logs.
+     */
+    private void purgeFilled(StripeRecord stripe)
+    {
+        byte[] req = new io.elect.core.transition.wire.TransitionMessages.StripeRef(tableOf(stripe), stripe.id().toString()).encode();
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (String node : ring.get())
+            calls.add(slow(peerOf.apply(node), Verbs.STUB_PURGE, req));
+        long before = 0, after = 0;
+        try
+        {
+            for (byte[] answer : awaitAll(calls, "STUB_PURGE"))
+            {
+                var n = io.elect.core.transition.wire.TransitionMessages.StubCount.decode(answer);
+                before += n.bytesBefore();
+                after += n.bytesAfter();
+            }
+            logger.info("stripe {}: secondaries of filled member {} purged: {} -> {} bytes", stripe.id(), next(stripe).descriptor(), before, after);
+        }
+        catch (RuntimeException e)
+        {
+            logger.info("stripe {}: purge after the fill of slot {} incomplete ({}); periodic maintenance purges the rest", stripe.id(),
+                        stripe.change().slot(), e.getMessage());
+        }
     }
 
     /**

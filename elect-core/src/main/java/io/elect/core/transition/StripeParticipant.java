@@ -49,9 +49,26 @@ public interface StripeParticipant
      * parity generation {@code stripe.parityGeneration()} from the previous one and the slot's two versions (as new
      * files; the previous generation stays), then every node holding a stub of the stripe switches it to the new
      * plan (stubs of the changed slot itself are removed, or replaced by the new version's). Every node must answer:
-     * a stub left on the previous plan would decode with parity that is deleted next. REQUIRES: CHANGING.
+     * a stub left on the previous plan would decode with parity that is deleted next. A fill
+     * ({@link StripeRecord#changeFills()}) first takes the new member on its node (frozen under the stripe) and, once
+     * the new generation and the member's stubs exist, has its secondaries purge their copies. REQUIRES: CHANGING.
+     *
+     * @throws FillRefused a fill's member is gone from its node (compacted away before it was taken) and nothing of
+     *                     the fill was built: the state machine abandons the fill
      */
     void change(StripeRecord stripe);
+
+    /**
+     * A fill's member could not be taken: its node answered that the SSTable is neither live nor frozen under the
+     * stripe, so no earlier attempt took it, and nothing of the fill (parity of the next generation, stubs) exists.
+     */
+    final class FillRefused extends RuntimeException
+    {
+        public FillRefused(String message)
+        {
+            super(message);
+        }
+    }
 
     /**
      * Deletes what the change left behind once no reader uses it: the slot's previous member on its node (local

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * tries to install the stubs and rolls back if that fails (nothing was purged yet; e.g. a member's node lost its
  * disk); from STUBS_INSTALLED on it rolls forward (secondaries may have purged). {@link #retire} takes a COMMITTED
  * stripe through RETIRING to RETIRED; recovery finishes a RETIRING one. {@link #change} takes a COMMITTED stripe
- * through CHANGING and CHANGED back to COMMITTED with one member removed or replaced; recovery finishes it. See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
+ * through CHANGING and CHANGED back to COMMITTED with one member removed or replaced, {@link #fill} one with a virtual
+ * slot filled (or abandoned, the only change that goes back); recovery finishes it. See {@link StripeState}. Thread-safe if the store and participant are; one stripe should be driven by one thread.
  */
 public final class StripeStateMachine
 {
@@ -117,6 +118,28 @@ public final class StripeStateMachine
         return drive(expected.id(), false);
     }
 
+    /**
+     * Fills virtual slot {@code slot} of a COMMITTED stripe with {@code member} ({@link StripeRecord#beginFill}):
+     * records CHANGING with the target plan first, then drives it like any change. Returns true when the stripe is
+     * COMMITTED with the member in the slot; false when nothing changed (the stripe was not COMMITTED with
+     * {@code expected}'s version, or the member's node no longer had it: the fill was abandoned); throws if the fill
+     * cannot complete now (recovery finishes it later).
+     */
+    public boolean fill(StripeRecord expected, int slot, Member member)
+    {
+        if (expected.state() != StripeState.COMMITTED)
+            return false;
+        StripeRecord next = expected.beginFill(slot, member, clockMillis.getAsLong());
+        StripeStore.Outcome o = store.replan(expected, next);
+        if (o == StripeStore.Outcome.CONFLICT)
+            return false;
+        logger.info("stripe {} COMMITTED -> CHANGING ({}): virtual slot {} filled by {}, parity generation {} -> {}", expected.id(), o, slot,
+                    member.descriptor(), expected.parityGeneration(), next.parityGeneration());
+        if (drive(expected.id(), false) != StripeState.COMMITTED)
+            return false;
+        return current(expected.id()).members().get(slot).equals(member);
+    }
+
     private StripeState drive(StripeId id, boolean forwardEarly)
     {
         while (true)
@@ -132,7 +155,18 @@ public final class StripeStateMachine
                     step(r, StripeState.RETIRED, participant::retire);
                     break;
                 case CHANGING:
-                    step(r, StripeState.CHANGED, participant::change);
+                    try
+                    {
+                        step(r, StripeState.CHANGED, participant::change);
+                    }
+                    catch (StripeParticipant.FillRefused e)
+                    {
+                        StripeStore.Outcome back = store.replan(r, r.abandonFill(clockMillis.getAsLong()));
+                        if (back != StripeStore.Outcome.CONFLICT)
+                            logger.info("stripe {} CHANGING -> COMMITTED ({}): fill of slot {} by {} abandoned ({}), parity generation {} again",
+                                        r.id(), back, r.change().slot(), r.members().get(r.change().slot()).descriptor(), e.getMessage(),
+                                        r.parityGeneration() - 1);
+                    }
                     break;
                 case CHANGED:
                     participant.finishChange(r);

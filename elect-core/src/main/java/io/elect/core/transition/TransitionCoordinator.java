@@ -50,14 +50,17 @@ public final class TransitionCoordinator
      * @param widened whether a small choice was widened so that its padded stripe pays for its parity ({@link #viable})
      */
     public record RoundResult(TableRef table, Plan plan, int planned, int committed, int rolledBack, int failed, long encodedBytes,
-                              boolean widened)
+                              boolean widened, int filled)
     {
         /** A round that planned nothing (yet). */
         public static RoundResult planOnly(TableRef table, Plan plan)
         {
-            return new RoundResult(table, plan, 0, 0, 0, 0, 0, false);
+            return new RoundResult(table, plan, 0, 0, 0, 0, 0, false, 0);
         }
     }
+
+    /** Virtual-slot fills per round (each a stripe change: a parity generation and a stub switch on every node). */
+    public static final int MAX_FILLS_PER_ROUND = 4;
 
     /** Replaced by {@link #settings(Settings)} when the node's settings change at runtime (alpha); read per round. */
     private volatile Settings settings;
@@ -314,6 +317,17 @@ public final class TransitionCoordinator
     public RoundResult round(TableRef table, Map<String, NodeSnapshot> snapshots, Collection<Node> ring,
                              StripeStateMachine machine, Consumer<Plan> onPlan)
     {
+        return round(table, snapshots, ring, machine, onPlan, List.of());
+    }
+
+    /**
+     * {@link #round(TableRef, Map, Collection, StripeStateMachine, Consumer)} in which the chosen candidates first
+     * fill virtual slots of {@code fillable} (the table's stripe records; empty: no fills), {@link VirtualSlotFills};
+     * the rest form new stripes. The caller passes stripes only when a change can run (every ring member up).
+     */
+    public RoundResult round(TableRef table, Map<String, NodeSnapshot> snapshots, Collection<Node> ring,
+                             StripeStateMachine machine, Consumer<Plan> onPlan, Collection<StripeRecord> fillable)
+    {
         Settings settings = this.settings; // one round, one set of settings
         long now = clock.getAsLong();
         Plan plan = plan(settings, snapshots.values(), parityCorrection);
@@ -344,11 +358,33 @@ public final class TransitionCoordinator
             }
         }
         firstSeen.keySet().removeIf(key -> key.contains("|" + table.keyspace() + "." + table.table() + "/") && !seenNow.contains(key));
+        int committed = 0, rolledBack = 0, failed = 0, planned = 0, filled = 0;
+        long encoded = 0;
+        for (VirtualSlotFills.Fill f : VirtualSlotFills.plan(fillable, pending, ring, MAX_FILLS_PER_ROUND))
+        {
+            pending.remove(f.candidate()); // filled or not, it forms no stripe this round (its fill may still be under way)
+            firstSeen.remove(f.candidate().node() + "|" + f.candidate().sstable());
+            long start = clock.getAsLong();
+            try
+            {
+                if (machine.fill(f.stripe(), f.slot(), f.member()))
+                {
+                    filled++;
+                    encoded += f.candidate().bytes();
+                    logger.info("transition round {}: {} filled virtual slot {} of stripe {} ({} bytes, {} ms)", table,
+                                f.member().descriptor(), f.slot(), f.stripe().id(), f.candidate().bytes(), clock.getAsLong() - start);
+                }
+            }
+            catch (RuntimeException e)
+            {
+                failed++;
+                logger.warn("fill of slot {} of stripe {} of {} did not finish this round (recovery retries it): {}", f.slot(),
+                            f.stripe().id(), table, e.toString());
+            }
+        }
         StripePlanner planner = new StripePlanner(settings.k(), settings.m(), settings.codecId(), settings.alignment(),
                                                   settings.fillWaitMillis());
         StripePlanner.Round round = planner.plan(pending, ring, now);
-        int committed = 0, rolledBack = 0, failed = 0, planned = 0;
-        long encoded = 0;
         for (StripeRecord r : round.planned())
         {
             if (planned >= settings.maxStripesPerRound())
@@ -375,11 +411,11 @@ public final class TransitionCoordinator
                 if (!m.isVirtual())
                     firstSeen.remove(m.node() + "|" + m.sstable());
         }
-        if (planned > 0 || plan.encodeBytes() > 0)
-            logger.info("transition round {}: hot {} of full {} bytes (target {}), plan encode {} parity->cold {}, {} stripes planned, {} committed, {} rolled back, {} failed ({} ms)",
+        if (planned > 0 || filled > 0 || plan.encodeBytes() > 0)
+            logger.info("transition round {}: hot {} of full {} bytes (target {}), plan encode {} parity->cold {}, {} virtual slots filled, {} stripes planned, {} committed, {} rolled back, {} failed ({} ms)",
                         table, (long) plan.hotBytes(), (long) plan.fullReplicationBytes(), (long) plan.targetHotBytes(),
-                        (long) plan.encodeBytes(), (long) plan.parityOffloadBytes(), planned, committed, rolledBack, failed,
+                        (long) plan.encodeBytes(), (long) plan.parityOffloadBytes(), filled, planned, committed, rolledBack, failed,
                         clock.getAsLong() - now);
-        return new RoundResult(table, plan, planned, committed, rolledBack, failed, encoded, choice != asked);
+        return new RoundResult(table, plan, planned, committed, rolledBack, failed, encoded, choice != asked, filled);
     }
 }

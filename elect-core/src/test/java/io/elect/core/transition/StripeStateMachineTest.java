@@ -140,6 +140,87 @@ public class StripeStateMachineTest
     }
 
     @Test
+    void aFillTakesTheVirtualSlotOrIsAbandonedWhenItsMemberIsGone()
+    {
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        ModelParticipant p = new ModelParticipant(store, 5);
+        AtomicLong clock = new AtomicLong();
+        StripeStateMachine sm = new StripeStateMachine(store, p, clock::incrementAndGet);
+        StripeRecord r = record(7); // slot 3 virtual, parity on .5 and .6
+        assertEquals(StripeState.COMMITTED, sm.run(r));
+        StripeRecord committed = store.get(r.id()).orElseThrow();
+        Member fill = new Member("10.0.0.4", "nb-20-big", 4096);
+        // a member on a node that holds a chunk, a non-virtual slot, a member longer than the code: refused
+        assertThrows(IllegalArgumentException.class, () -> committed.beginFill(3, new Member("10.0.0.5", "nb-21-big", 10), 1));
+        assertThrows(IllegalArgumentException.class, () -> committed.beginFill(3, new Member("10.0.0.1", "nb-21-big", 10), 1));
+        assertThrows(IllegalArgumentException.class, () -> committed.beginFill(2, fill, 1));
+        assertThrows(IllegalArgumentException.class, () -> committed.beginFill(3, new Member("10.0.0.4", "nb-21-big", 4097), 1));
+        // gone: abandoned, the plan is the one before (virtual slot, generation 0), nothing built
+        p.gone.add("nb-20-big");
+        assertFalse(sm.fill(committed, 3, fill));
+        StripeRecord abandoned = store.get(r.id()).orElseThrow();
+        assertEquals(StripeState.COMMITTED, abandoned.state());
+        assertTrue(abandoned.members().get(3).isVirtual());
+        assertEquals(0, abandoned.parityGeneration());
+        assertTrue(abandoned.samePlan(committed.moveTo(StripeState.COMMITTED, 0)), "the plan before the fill");
+        // present: filled under generation 1; the previous generation dropped, no previous member to delete
+        p.gone.clear();
+        assertTrue(sm.fill(abandoned, 3, fill));
+        StripeRecord filled = store.get(r.id()).orElseThrow();
+        assertEquals(fill, filled.members().get(3));
+        assertEquals(1, filled.parityGeneration());
+        assertEquals(java.util.Set.of(1L), p.parityGenerations.get(r.id()));
+        assertEquals(1L, p.stubGeneration.get(r.id()));
+        // a stale decision (the version moved on) does nothing; a full stripe has no virtual slot
+        assertFalse(sm.fill(abandoned, 3, new Member("10.0.0.7", "nb-22-big", 1)));
+        assertThrows(IllegalArgumentException.class, () -> filled.beginFill(3, new Member("10.0.0.7", "nb-22-big", 1), 1));
+        // the record format carries a fill under way (its previous member is the virtual chunk)
+        StripeRecord changing = abandoned.beginFill(3, fill, 99);
+        assertTrue(changing.changeFills());
+        assertEquals(changing, StripeRecordCodec.decode(StripeRecordCodec.encode(changing)));
+        assertEquals(abandoned.members(), changing.abandonFill(100).members());
+        assertThrows(IllegalStateException.class, () -> filled.abandonFill(1), "only a fill under way is abandoned");
+    }
+
+    @Test
+    void aFillCrashedMidwayIsFinishedIfItsMemberWasTakenElseAbandonedOnceTheFileIsGone()
+    {
+        int finished = 0, abandoned = 0;
+        for (long seed = 1; seed <= 40; seed++)
+        {
+            InMemoryStripeStore store = new InMemoryStripeStore();
+            ModelParticipant p = new ModelParticipant(store, seed);
+            AtomicLong clock = new AtomicLong();
+            StripeStateMachine sm = new StripeStateMachine(store, p, clock::incrementAndGet);
+            StripeRecord r = record(8);
+            assertEquals(StripeState.COMMITTED, sm.run(r));
+            StripeRecord committed = store.get(r.id()).orElseThrow();
+            Member fill = new Member("10.0.0.4", "nb-30-big", 100);
+            p.crashAtOp = p.ops; // the change call crashes, before or after taking the member (seeded coin)
+            assertThrows(ModelParticipant.Crash.class, () -> sm.fill(committed, 3, fill));
+            assertEquals(StripeState.CHANGING, store.get(r.id()).orElseThrow().state(), "recorded before any side effect");
+            boolean taken = p.taken.contains("nb-30-big");
+            p.crashAtOp = -1;
+            p.gone.add("nb-30-big"); // compacted away if it was not taken; a taken member is frozen and stays
+            assertEquals(StripeState.COMMITTED, sm.recover(r.id()));
+            StripeRecord after = store.get(r.id()).orElseThrow();
+            if (taken)
+            {
+                finished++;
+                assertEquals(fill, after.members().get(3));
+                assertEquals(1, after.parityGeneration());
+            }
+            else
+            {
+                abandoned++;
+                assertTrue(after.members().get(3).isVirtual());
+                assertEquals(0, after.parityGeneration());
+            }
+        }
+        assertTrue(finished > 0 && abandoned > 0, "both crash points seen: " + finished + " finished, " + abandoned + " abandoned");
+    }
+
+    @Test
     void storeContractIdempotentTransitions()
     {
         StripeStoreContract.basic(new InMemoryStripeStore());

@@ -192,6 +192,45 @@ class TransitionCoordinatorTest
             assertTrue(s.members().stream().anyMatch(Member::isVirtual), "virtual member: " + s);
     }
 
+    @Test
+    void laterCandidatesFillThePaddedStripesVirtualSlotInsteadOfFormingAStripe()
+    {
+        Map<String, NodeSnapshot> snaps = new LinkedHashMap<>();
+        snaps.put("10.0.0.1", node("10.0.0.1", 1));
+        snaps.put("10.0.0.2", node("10.0.0.2", 0));
+        snaps.put("10.0.0.3", node("10.0.0.3", 0));
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        ModelParticipant participant = new ModelParticipant(store, 2);
+        StripeStateMachine machine = new StripeStateMachine(store, participant, clock::get);
+        TransitionCoordinator c = new TransitionCoordinator(settings(0.6, 0), clock::get);
+        assertEquals(1, c.round(T, snaps, RING, machine, p -> {}, store.list()).committed(), "a padded stripe (no wait)");
+        StripeRecord padded = store.list().get(0);
+        assertEquals(1, padded.realMembers());
+        String parityNode = padded.parityNodes().get(0);
+        String other = "10.0.0.2".equals(parityNode) ? "10.0.0.3" : "10.0.0.2";
+        // the two other nodes now have a candidate each (node 1's is encoded): the one holding no chunk fills the slot
+        snaps.put("10.0.0.1", node("10.0.0.1", 0));
+        snaps.put("10.0.0.2", node("10.0.0.2", 1));
+        snaps.put("10.0.0.3", node("10.0.0.3", 1));
+        TransitionCoordinator.RoundResult r = c.round(T, snaps, RING, machine, p -> {}, store.list());
+        assertEquals(1, r.filled());
+        StripeRecord filled = store.get(padded.id()).orElseThrow();
+        assertEquals(0, filled.members().stream().filter(Member::isVirtual).count());
+        assertEquals(other, filled.members().stream().filter(m -> !m.node().equals("10.0.0.1")).findFirst().orElseThrow().node());
+        assertEquals(1, filled.parityGeneration());
+        for (StripeRecord other2 : store.list())
+            if (!other2.id().equals(padded.id()))
+                assertTrue(other2.members().stream().noneMatch(m -> other.equals(m.node())), "the filling candidate formed no stripe: " + other2);
+        assertEquals(100L * (1 + r.committed()), r.encodedBytes(), "the fill's bytes count as encoded");
+        // without fillable stripes (a node down, or fill_virtual_slots off) nothing is filled
+        snaps.put("10.0.0.1", node("10.0.0.1", 0));
+        snaps.put("10.0.0.2", node("10.0.0.2", 0));
+        snaps.put("10.0.0.3", node("10.0.0.3", 0));
+        snaps.put(parityNode, node(parityNode, 0));
+        assertEquals(0, c.round(T, snaps, RING, machine, p -> {}).filled());
+    }
+
     private static List<String> names(List<CandidateInfo> l)
     {
         List<String> out = new ArrayList<>();

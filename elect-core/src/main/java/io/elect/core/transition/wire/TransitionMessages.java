@@ -444,6 +444,13 @@ public final class TransitionMessages
     }
 
     /** An empty acknowledgement. */
+    /**
+     * How a PIN refusal starts when the SSTable is not there to take (neither live nor frozen under the stripe) or
+     * belongs to another stripe: definitive, unlike a timeout or a compaction in progress (a fill is abandoned on it;
+     * docs/formats/verbs.md, PIN).
+     */
+    public static final String MEMBER_NOT_TAKEN = "member not taken: ";
+
     public static byte[] ok()
     {
         return new Wire.Writer(VERSION).toBytes();
