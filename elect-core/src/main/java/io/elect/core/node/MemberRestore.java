@@ -144,6 +144,38 @@ final class MemberRestore
         return null;
     }
 
+    /**
+     * Whether no ring node (other than this one and the member's own) holds a stub of member i of r: every one of them
+     * must answer, a node that does not is an IOException (it may hold one). For a fill under way whose member was
+     * lost with its node's disk before any of its stubs was installed: nothing was purged against it.
+     */
+    boolean noStubAnywhere(TableRef table, StripeRecord r, int i) throws IOException
+    {
+        io.elect.core.stripes.Member member = r.members().get(i);
+        StripeStatusRequest req = new StripeStatusRequest(table, r.id().toString(), member.node(), member.sstable(), i);
+        for (String peer : node.ring().members())
+        {
+            if (peer.equals(node.self()) || peer.equals(member.node()))
+                continue;
+            try
+            {
+                if (StripeStatus.decode(node.transport().request(node.peer(peer), Verbs.STRIPE_STATUS, req.encode()).get()).stub() != null)
+                    return false;
+            }
+            catch (InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+            catch (ExecutionException e)
+            {
+                throw new IOException("STRIPE_STATUS to " + peer + " (it may hold a stub of member " + i + " of stripe " + r.id() + "): "
+                                      + e.getCause(), e.getCause());
+            }
+        }
+        return true;
+    }
+
     // ------------------------------------------------------------------ primaries
 
     /** Rebuilds data member i of r (this node's) from k other members; idempotent through the redirect table. */

@@ -181,7 +181,7 @@ final class NodeRebuild
                     int index = i;
                     TableRef table = RemoteStripeParticipant.tableOf(mem.sstable());
                     if (mem.node().equals(me))
-                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> restore.primary(table, r, index)));
+                        primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> primary(table, r, index, restore)));
                     else
                         stubs.add(step("stub/" + r.id() + "/" + i, 0, () -> stub(table, r, index, restore)));
                 }
@@ -360,10 +360,42 @@ final class NodeRebuild
         return s.purgesMayHaveBegun();
     }
 
+    /** Whether slot i of r is being filled (issue 18): its member may have no stubs yet. */
+    private static boolean filling(StripeRecord r, int i)
+    {
+        return r.state() == StripeState.CHANGING && r.changeFills() && r.change().slot() == i;
+    }
+
+    /**
+     * Restores this node's member i of r. A fill's member that no node holds a stub of (every node answered) was
+     * lost before its stubs were installed: nothing was purged against it, its rows come back by streaming, and the
+     * fill is abandoned when its PIN finds the file gone (StripeChanges). Not restored (it cannot be: its index
+     * components exist nowhere).
+     */
+    private void primary(TableRef table, StripeRecord r, int i, MemberRestore restore) throws IOException
+    {
+        if (filling(r, i) && restore.findStub(table, r, i) == null && restore.noStubAnywhere(table, r, i))
+        {
+            count("fill_members_not_restored");
+            logger.info("rebuild of {}: member {} of stripe {} ({}) was being filled in and has no stub anywhere: its rows come back by "
+                        + "streaming, the fill is abandoned", me, i, r.id(), r.members().get(i).descriptor());
+            return;
+        }
+        restore.primary(table, r, i);
+    }
+
     /** Installs the stub of another node's member i again if this node is a secondary of its range. */
     private void stub(TableRef table, StripeRecord r, int i, MemberRestore restore) throws IOException
     {
         StripeStatus status = restore.findStub(table, r, i);
+        if (status == null && filling(r, i))
+        {
+            // A fill whose member's stubs are not installed yet (or only on nodes that are down): this node keeps its
+            // streamed copy of the member's rows; the fill's STUB step, retried until the change is over, installs
+            // the stub on every secondary, this one included, before anything is purged here.
+            count("fill_stubs_not_installed");
+            return;
+        }
         if (status == null && r.state() == StripeState.CHANGING && r.change() != null && r.change().slot() == i
             && !r.change().previous().isVirtual())
         {

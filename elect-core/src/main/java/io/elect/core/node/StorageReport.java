@@ -97,6 +97,8 @@ final class StorageReport
             changes.put("members_removed", node.metrics().counter("Transitioning", "MembersRemoved", table.toString()).getCount());
             changes.put("members_merged", node.metrics().counter("Transitioning", "MembersMerged", table.toString()).getCount());
             changes.put("member_merge_enabled", node.config().memberMergeEnabled);
+            changes.put("virtual_slots_filled", node.metrics().counter("Transitioning", "VirtualSlotsFilled", table.toString()).getCount());
+            changes.put("fill_virtual_slots", node.config().fillVirtualSlots);
             tdoc.put("changes_by_this_node", changes);
             TransitionCoordinator.RoundResult last = transitions.lastRound(table);
             tdoc.put("last_round_on_this_node", last == null ? null : Map.of("planned", last.planned(), "committed", last.committed(),

@@ -282,6 +282,7 @@ final class SimCluster implements AutoCloseable
     /** Members removed from their stripes by node processes that were killed since. */
     private long removedByDeadNodes;
     private long mergedByDeadNodes;
+    private long filledByDeadNodes;
     /** ParityMaintenance counters of nodes killed so far (a restarted node's registry starts at 0). */
     private final java.util.Map<String, Long> parityByDeadNodes = new java.util.TreeMap<>();
     private static final List<String> PARITY_COUNTERS = List.of("ByTwoVersions", "ByPushedDelta", "Reencoded");
@@ -303,6 +304,7 @@ final class SimCluster implements AutoCloseable
             retiredByDeadNodes += n.node.metrics().counter("Transitioning", "StripesRetired", null).getCount();
             removedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
             mergedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
+            filledByDeadNodes += n.node.metrics().counter("Transitioning", "VirtualSlotsFilled", null).getCount();
             for (String c : PARITY_COUNTERS)
                 parityByDeadNodes.merge(c, n.node.metrics().counter("ParityMaintenance", c, null).getCount(), Long::sum);
             widenedByDeadNodes += widened(n);
@@ -414,6 +416,11 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 merged += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
         out.put("members_merged", merged);
+        long filled = filledByDeadNodes;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                filled += n.node.metrics().counter("Transitioning", "VirtualSlotsFilled", null).getCount();
+        out.put("virtual_slots_filled", filled);
         for (String c : PARITY_COUNTERS)
         {
             long v = parityByDeadNodes.getOrDefault(c, 0L);

@@ -42,6 +42,9 @@ final class StorageReportText
                 sb.append(String.format("  updates absorbed by this node's rounds since it started: %d stripes retired, %d members removed, "
                                         + "%d members merged (merges %s)%n", c.path("stripes_retired").asLong(), c.path("members_removed").asLong(),
                                         c.path("members_merged").asLong(), c.path("member_merge_enabled").asBoolean() ? "on" : "off"));
+            if (c.has("virtual_slots_filled"))
+                sb.append(String.format("  virtual slots of stripes filled by this node's rounds since it started: %d (fills %s)%n",
+                                        c.path("virtual_slots_filled").asLong(), c.path("fill_virtual_slots").asBoolean() ? "on" : "off"));
         }
         sb.append("\nStripes:");
         for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("stripes").fields(); it.hasNext(); )

@@ -222,11 +222,12 @@ final class StripeChanges
     private void take(StripeRecord stripe)
     {
         Member m = next(stripe);
+        MemberRequest req = new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString());
+        io.elect.core.transition.wire.TransitionMessages.MemberInfo info;
         try
         {
-            awaitAll(List.of(transport.request(peerOf.apply(m.node()), Verbs.PIN,
-                                               new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode())),
-                     "PIN");
+            info = io.elect.core.transition.wire.TransitionMessages.MemberInfo.decode(
+                awaitAll(List.of(transport.request(peerOf.apply(m.node()), Verbs.PIN, req.encode())), "PIN").get(0));
         }
         catch (RuntimeException e)
         {
@@ -234,8 +235,53 @@ final class StripeChanges
             int at = why.indexOf(io.elect.core.transition.wire.TransitionMessages.MEMBER_NOT_TAKEN);
             if (at < 0)
                 throw e;
+            abandonable(stripe);
             throw new StripeParticipant.FillRefused(why.substring(at));
         }
+        if (info.checksums().length() != m.realBytes())
+        {
+            // Not the file the plan measured (every later step checks the length, so no attempt got further): give it
+            // back to compaction (ROLLBACK unfreezes it for this stripe only) and abandon the fill.
+            abandonable(stripe);
+            awaitAll(List.of(transport.request(peerOf.apply(m.node()), Verbs.ROLLBACK, req.encode())), "ROLLBACK");
+            throw new StripeParticipant.FillRefused("member not taken: " + m.descriptor() + " has " + info.checksums().length()
+                                                    + " data bytes, the plan " + m.realBytes());
+        }
+    }
+
+    /**
+     * Before a fill is abandoned: an earlier attempt may have taken the member and gone on before its node lost it
+     * (a lost disk: a taken member is frozen, nothing else removes it). If any node holds a stub of it, secondaries
+     * may have purged against that stub: the fill must go forward (the node's rebuild restores the member from the
+     * stub), so this throws and the change is retried. Every ring node must answer (a down node may hold one).
+     * Otherwise nothing was purged against the member and its rows are fully replicated: parity the earlier attempt
+     * built for the next generation is dropped (DROP_PARITY, idempotent) and the fill may be abandoned.
+     */
+    private void abandonable(StripeRecord stripe)
+    {
+        Member m = next(stripe);
+        var req = new io.elect.core.transition.wire.TransitionMessages.StripeStatusRequest(tableOf(stripe), stripe.id().toString(), m.node(),
+                                                                                           m.sstable(), stripe.change().slot()).encode();
+        List<String> asked = new ArrayList<>();
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (String node : ring.get())
+            if (!node.equals(m.node()))
+            {
+                asked.add(node);
+                calls.add(transport.request(peerOf.apply(node), Verbs.STRIPE_STATUS, req));
+            }
+        List<byte[]> answers = awaitAll(calls, "STRIPE_STATUS");
+        for (int i = 0; i < answers.size(); i++)
+            if (io.elect.core.transition.wire.TransitionMessages.StripeStatus.decode(answers.get(i)).stub() != null)
+                throw new IllegalStateException("stripe " + stripe.id() + ": the fill's member " + m.descriptor() + " is gone from its node but "
+                                                + asked.get(i) + " holds a stub of it: the fill goes forward once the node's rebuild restores it");
+        List<CompletableFuture<byte[]>> drops = new ArrayList<>();
+        for (int j = 0; j < stripe.m(); j++)
+            if (inRing(stripe.parityNodes().get(j)))
+                drops.add(transport.request(peerOf.apply(stripe.parityNodes().get(j)), Verbs.DROP_PARITY,
+                                            new io.elect.core.transition.wire.TransitionMessages.DropParityRequest(
+                                                tableOf(stripe), stripe.id().toString(), j, stripe.parityGeneration()).encode()));
+        awaitAll(drops, "DROP_PARITY");
     }
 
     /**

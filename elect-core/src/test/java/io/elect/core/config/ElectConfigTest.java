@@ -237,4 +237,13 @@ class ElectConfigTest
         assertEquals("elect.member_merge_enabled", reject(map("member_merge_enabled", "sometimes")).key());
         assertTrue(ElectConfig.defaults().toString().contains("\"member_merge_enabled\":true"), ElectConfig.defaults().toString());
     }
+
+    @Test
+    void fillVirtualSlotsKey()
+    {
+        assertTrue(ElectConfig.defaults().fillVirtualSlots);
+        assertFalse(ElectConfig.fromMap(map("fill_virtual_slots", false)).fillVirtualSlots);
+        assertEquals("elect.fill_virtual_slots", reject(map("fill_virtual_slots", "maybe")).key());
+        assertTrue(ElectConfig.defaults().toString().contains("\"fill_virtual_slots\":true"), ElectConfig.defaults().toString());
+    }
 }

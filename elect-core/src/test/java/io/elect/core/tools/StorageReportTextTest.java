@@ -21,6 +21,9 @@ class StorageReportTextTest
         assertTrue(text.contains("obsolete in frozen files 2.0 KiB"), text);
         // an older node's report has no such entry: no line
         assertFalse(StorageReportText.render(json.replace("\"changes_by_this_node\"", "\"x\"")).contains("members merged"));
+        assertFalse(text.contains("virtual slots"), "no fill count reported: no line");
+        String filled = StorageReportText.render(json.replace("\"member_merge_enabled\":true", "\"member_merge_enabled\":true,\"virtual_slots_filled\":4,\"fill_virtual_slots\":true"));
+        assertTrue(filled.contains("virtual slots of stripes filled by this node's rounds since it started: 4 (fills on)"), filled);
     }
 
     @Test

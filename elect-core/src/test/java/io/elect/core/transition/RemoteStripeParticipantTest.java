@@ -113,6 +113,79 @@ class RemoteStripeParticipantTest
         assertTrue(lastStubRemove < firstDrop && lastDrop < firstRollback, "stubs, then parity, then unfreeze: " + calls);
     }
 
+    /** What node 10.0.0.2 answers to the fill's PIN (null: the member's description), and whether 10.0.0.3 holds a stub of it. */
+    private volatile String pinError;
+    private volatile boolean stubOnThree;
+
+    private Transport fillNode(String host)
+    {
+        Transport t = node(host);
+        t.register(Verbs.PIN, p -> {
+            calls.add("PIN@" + host);
+            throw new IllegalStateException(pinError);
+        });
+        t.register(Verbs.STRIPE_STATUS, p -> {
+            calls.add("STRIPE_STATUS@" + host);
+            if (!stubOnThree || !host.equals("10.0.0.3"))
+                return TransitionMessages.StripeStatus.none().encode();
+            io.elect.core.stripes.StripeLayout layout = new io.elect.core.stripes.StripeLayout(
+                "rs-cauchy-gf8-11d:k=2:m=1", 2, 1, new long[]{4000, 100}, 4000,
+                List.of("node:10.0.0.1:7070:/a", "node:10.0.0.2:7070:/b", "node:10.0.0.3:7070:/p"));
+            return new TransitionMessages.StripeStatus(new TransitionMessages.StubRequest(
+                new TransitionMessages.TableRef("ks", "t"), "ks.t/nb-9-big", "s", layout, 1,
+                new io.elect.core.stripes.ChunkChecksums(io.elect.core.stripes.ChunkChecksums.DEFAULT_CHUNK_SIZE, 0, new int[0]), List.of()),
+                "0", "1").encode();
+        });
+        return t;
+    }
+
+    /** A fill of slot 1 by 10.0.0.2's nb-9-big under way (CHANGING, parity generation 1 on 10.0.0.3). */
+    private static StripeRecord fill()
+    {
+        List<Member> members = List.of(new Member("10.0.0.1", "ks.t/nb-1-big", 4000), Member.virtual());
+        return new StripeRecord(StripeId.ofMembers(List.of("ks.t/nb-1-big", "-")), "rs-cauchy-gf8-11d:k=2:m=1", 2, 1, 4096, members,
+                                List.of("10.0.0.3"), StripeState.COMMITTED, 5, 1000)
+            .beginFill(1, new Member("10.0.0.2", "ks.t/nb-9-big", 100), 2000);
+    }
+
+    @Test
+    void aFillIsAbandonedOnlyWhenItsMemberIsGoneAndNoNodeHoldsAStubOfIt()
+    {
+        Transport coordinator = fillNode(NODES.get(0));
+        fillNode(NODES.get(1));
+        fillNode(NODES.get(2));
+        RemoteStripeParticipant p = new RemoteStripeParticipant(coordinator, h -> new Peer(h, 7070), r -> false, () -> NODES);
+
+        // gone, and no stub anywhere: the next generation's parity (if an earlier attempt built it) is dropped, then refused
+        pinError = TransitionMessages.MEMBER_NOT_TAKEN + "sstable nb-9-big of ks.t is not live on 10.0.0.2";
+        assertThrows(StripeParticipant.FillRefused.class, () -> p.change(fill()));
+        assertEquals(4, calls.size(), calls.toString());
+        assertEquals("PIN@10.0.0.2", calls.get(0), "first the member's node: " + calls);
+        assertEquals(java.util.Set.of("STRIPE_STATUS@10.0.0.1", "STRIPE_STATUS@10.0.0.3"), java.util.Set.copyOf(calls.subList(1, 3)),
+                     "then every other node is asked for a stub of it: " + calls);
+        assertEquals("DROP_PARITY@10.0.0.3", calls.get(3), "then the next generation's parity goes: " + calls);
+        // gone, but a node holds a stub of it (its secondaries may have purged): the fill waits for the member's rebuild
+        calls.clear();
+        stubOnThree = true;
+        RuntimeException e = assertThrows(RuntimeException.class, () -> p.change(fill()));
+        assertTrue(!(e instanceof StripeParticipant.FillRefused) && e.getMessage().contains("holds a stub"), e.toString());
+        assertTrue(calls.stream().noneMatch(c -> c.startsWith("DROP_PARITY")), calls.toString());
+        // gone, and a node that might hold one does not answer: retried, not abandoned
+        calls.clear();
+        stubOnThree = false;
+        RemoteStripeParticipant twoDown = new RemoteStripeParticipant(coordinator, h -> new Peer(h, 7070), r -> false,
+                                                                      () -> List.of("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"));
+        e = assertThrows(RuntimeException.class, () -> twoDown.change(fill()));
+        assertTrue(!(e instanceof StripeParticipant.FillRefused), e.toString());
+        assertTrue(calls.stream().noneMatch(c -> c.startsWith("DROP_PARITY")), calls.toString());
+        // any other refusal (a compaction holds the file, the node is busy): retried, nothing asked
+        calls.clear();
+        pinError = "sstable nb-9-big of ks.t is being compacted";
+        e = assertThrows(RuntimeException.class, () -> p.change(fill()));
+        assertTrue(!(e instanceof StripeParticipant.FillRefused), e.toString());
+        assertEquals(List.of("PIN@10.0.0.2"), calls, calls.toString());
+    }
+
     private static void sleep(long millis)
     {
         try

@@ -46,9 +46,9 @@ class VirtualSlotFillsTest
     @Test
     void holdersOfAChunkLongerCandidatesAndDownNodesNeverFillTheLargestOtherDoes()
     {
-        StripeRecord s = stripe("a", 100, List.of("n2"), real("n1", "x", 100), Member.virtual());
+        StripeRecord s = stripe("a", 128, List.of("n2"), real("n1", "x", 90), Member.virtual()); // longest member 90, code length 128 (aligned)
         List<Candidate> c = List.of(cand("n1", "member-node", 90), cand("n2", "parity-node", 90), cand("n3", "small", 50),
-                                    cand("n4", "too-long", 101), cand("n6", "down", 90), cand("n5", "largest", 80));
+                                    cand("n4", "too-long", 101), cand("n4", "longer-than-the-longest-member", 95), cand("n6", "down", 90), cand("n5", "largest", 80));
         List<VirtualSlotFills.Fill> f = VirtualSlotFills.plan(List.of(s), c, RING, 4);
         assertEquals(1, f.size());
         assertEquals(1, f.get(0).slot());
