@@ -117,6 +117,12 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String widen(int targetK) throws Exception
+    {
+        return node.widenJson(targetK);
+    }
+
+    @Override
     public double getStorageSavingTarget()
     {
         return node.savingTarget();

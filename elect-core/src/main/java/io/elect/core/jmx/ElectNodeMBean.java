@@ -64,10 +64,18 @@ public interface ElectNodeMBean
     /**
      * The Scale-RS widening plan of the cluster's stripes to {@code targetK} data chunks ({@code electtool widen --to K
      * --dry-run}), as JSON: per stripe the members added (virtual slots first) and its new k and codec, per node the
-     * bytes it would send and receive, the total against the Scale-RS lower bound (docs/design/scaling.md). Read-only:
-     * applying a widening is not implemented. Costs one request per live node and ELECT table.
+     * bytes it would send and receive, the total against the Scale-RS lower bound (docs/design/scaling.md). Read-only
+     * ({@link #widen} applies it). Costs one request per live node and ELECT table.
      */
     String widenPlan(int targetK) throws Exception;
+
+    /**
+     * Carries out the widening plan to {@code targetK} data chunks ({@code electtool widen --to K}): per stripe a
+     * widening change to the wider codec, then one fill per added member; JSON of what was done, skipped (with the
+     * reason) and the Scale-RS bound of what was done. On the coordinator of transitioning rounds only, with every
+     * ring member up (docs/design/scaling.md).
+     */
+    String widen(int targetK) throws Exception;
 
     /**
      * The storage-saving target (alpha) transitioning works towards now: {@code elect.storage_saving_target} unless set

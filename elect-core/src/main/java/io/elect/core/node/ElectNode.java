@@ -272,6 +272,12 @@ public final class ElectNode implements AutoCloseable
         return WideningReport.json(s.context(), s.transitions(), targetK);
     }
 
+    /** {@code electtool widen --to K}: carries out the widening plan (see {@link WideningRun}); on the coordinator only. */
+    public String widenJson(int targetK)
+    {
+        return requireStarted().transitions().widen(targetK);
+    }
+
     /** {@code electtool reads}: see {@link ReadSources}. */
     public String readsJson() throws IOException
     {

@@ -234,6 +234,7 @@ final class LocalChangeOps
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " at parity generation "
                                             + r.parityGeneration() + ": stubs not switched to generation " + req.generation());
         boolean removal = LocatorMemberReader.isZero(req.slotLocator());
+        io.elect.core.stripes.Member previous = r.change().previous();
         TableRef t = req.table();
         if (!node.tables().exists(t))
             return new RelayoutResult(0, 0);
@@ -243,16 +244,17 @@ final class LocalChangeOps
         {
             if (!f.isStub() || !req.stripeId().equals(f.frozenTag()))
                 continue;
-            StripeLayout own = f.sidecar().stripe();
-            boolean next = !removal && own.locators().get(req.slot()).equals(req.slotLocator()) && own.memberLength(req.slot()) == req.slotLength();
-            if (f.sidecar().self() == req.slot() && !next)
+            if (f.sidecar().self() == req.slot() && ofPrevious(f.sidecar().stripe().locators().get(req.slot()), previous, removal, req.slotLocator()))
             {
                 node.tables().removeStub(t, f.id());
                 removed++;
             }
             else
             {
-                node.tables().relayoutStub(t, f.id(), req.apply(f.sidecar().stripe()));
+                StripeLayout next = req.apply(f.sidecar().stripe());
+                if (f.sidecar().self() == req.slot())
+                    next = keepOwnLocator(next, req.slot(), f.sidecar().stripe().locators().get(req.slot()));
+                node.tables().relayoutStub(t, f.id(), next);
                 switched++;
             }
         }
@@ -260,6 +262,40 @@ final class LocalChangeOps
             logger.info("stubs of stripe {} ({}) on parity generation {}: {} switched, {} of member {} removed ({} ms)", req.stripeId(), t,
                         req.generation(), switched, removed, req.slot(), node.clock().millisSince(start));
         return new RelayoutResult(switched, removed);
+    }
+
+    /**
+     * A kept stub of the changed slot (the next version's, or a fill's) keeps the locator of its own member: the
+     * request names the member's current file, which a rebuild of its node may have restored under another name
+     * since the stub was installed (the old name is redirected there), and a stub's own member never moves.
+     */
+    private static StripeLayout keepOwnLocator(StripeLayout layout, int slot, String own)
+    {
+        java.util.List<String> locators = new java.util.ArrayList<>(layout.locators());
+        locators.set(slot, own);
+        return new StripeLayout(layout.codecId(), layout.k(), layout.m(), layout.dataLengths(), layout.stripeLength(), locators);
+    }
+
+    /**
+     * Whether a stub of the changed slot (its data at {@code locator}) serves the change's previous version, which
+     * STUB_RELAYOUT removes: none for a fill or a widening (the slot was virtual), every one for a removal, and for a
+     * replacement the ones naming the previous version's file (on its node, the SSTable id in the file name; another kind
+     * of locator: every one but the next version's). Not by
+     * "every stub but the next version's locator": the next version may have been restored by a rebuild under another
+     * file since its stubs were installed (found by the simulation: its stubs were removed as the previous version's,
+     * and its secondaries had purged against them).
+     */
+    static boolean ofPrevious(String locator, io.elect.core.stripes.Member previous, boolean removal, String nextLocator)
+    {
+        if (previous.isVirtual())
+            return false;
+        if (removal)
+            return true;
+        if (!locator.startsWith(LocatorMemberReader.NODE))
+            return !locator.equals(nextLocator); // not a file of a node: only the next version's own locator is kept
+        LocatorMemberReader.NodeLocator where = LocatorMemberReader.NodeLocator.parse(locator);
+        String id = previous.sstable().substring(previous.sstable().indexOf('/') + 1);
+        return where.host().equals(previous.node()) && java.nio.file.Paths.get(where.path()).getFileName().toString().contains("-" + id + "-");
     }
 
     /**

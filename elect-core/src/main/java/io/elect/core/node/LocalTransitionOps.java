@@ -399,6 +399,19 @@ public final class LocalTransitionOps
         StripeState state = stripeState(req.stripeId());
         if (state == null || removesStubs(state))
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + (state == null ? "gone" : state) + ": no stub installed");
+        // A stub of the same member (same stripe, slot and data checksums) under another layout: the member was
+        // restored under another file by a rebuild of its node since this stub was installed (a retried change), or
+        // the stub was switched to a later generation. It serves the same rows; a second one would only duplicate
+        // them, and would name a file the stripe record does not.
+        if (node.tables().exists(req.table()))
+            for (TableFile f : node.tables().files(req.table()))
+                if (f.isStub() && req.stripeId().equals(f.frozenTag()) && f.sidecar().self() == req.self()
+                    && f.sidecar().checksums().equals(req.checksums()))
+                {
+                    logger.info("stub of {} (stripe {} member {}) already installed on {} as {}", req.sstable(), req.stripeId(), req.self(),
+                                req.table(), f.id());
+                    return new StubResult(1, 0, 0, 0);
+                }
         Path tmp = node.stateDir().resolve(STUB_DOWNLOADS).resolve(req.stripeId() + "-" + req.self());
         Files.createDirectories(tmp);
         try

@@ -306,9 +306,12 @@ final class MemberRestore
         Path file = node.parity().hot(table.keyspace(), table.table(), r.id().toString(), j, generation);
         String coldKey = ParityFiles.coldKey(table.keyspace(), table.table(), r.id().toString(), j, generation);
         Optional<ColdStore> store = node.tiered().store(ColdTierStores.DEFAULT_STORE);
-        if (store.isPresent() && store.get().exists(coldKey))
+        Optional<io.elect.offload.ObjectInfo> cold = store.isPresent() ? store.get().head(coldKey) : Optional.empty();
+        if (cold.isPresent())
         {
-            ParityFiles.writeColdMarker(ParityFiles.coldMarker(file), layout.stripeLength());
+            // the object's own data length: a stub's layout may state a longer code length (the record's, rounded up
+            // to the alignment) than the parity as built, and the marker is what recalls read up to
+            ParityFiles.writeColdMarker(ParityFiles.coldMarker(file), cold.get().length());
             progress.accept(r.codeLength());
             count.accept("parity_cold_marked");
             logger.info("rebuild: parity {} of stripe {} ({}) is in the cold tier ({}); marker restored", j, r.id(), table, coldKey);

@@ -87,6 +87,8 @@ final class ParityChanges
         long start = node.clock().nanoTime();
         CountingMemberReader reader = new CountingMemberReader(node.tiered().members(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), "/"));
         Path old = node.parity().hot(t.keyspace(), t.table(), req.stripeId(), req.index(), gen - 1);
+        if (r.changeReshapes())
+            return reshape(req, r, old, file, start);
         // No previous version sent although the slot held a real one: it is unreadable (its node lost it). Applying the
         // next version alone would keep the previous one's contribution in the parity, so encode afresh. A fill (the
         // slot was virtual) sends none either, and there the difference is exactly the next version.
@@ -130,6 +132,34 @@ final class ParityChanges
                         before.length(), after.length(), built.length(), reader, built.length(), node.clock().millisSince(start));
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()),
                                   built.length());
+        }
+        finally
+        {
+            if (recalled != null)
+                ParityFiles.deleteHot(recalled);
+        }
+    }
+
+    /**
+     * A widening (issue 18): generation g + 1 is generation g's bytes under the record's wider codec and k (no member
+     * byte is read). The previous generation is recalled first if it is offloaded; a node that never held it (it
+     * replaces a parity node) encodes it from the members.
+     */
+    private ParityInfo reshape(ParityChangeRequest req, StripeRecord r, Path old, Path file, long start) throws IOException
+    {
+        if (!r.codecId().equals(io.elect.coding.CauchyMatrix.codecId(r.k(), r.m())))
+            throw new IllegalStateException("stripe " + req.stripeId() + " widens to codec " + r.codecId() + ": only the Cauchy family widens by copying parity");
+        if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
+            return reencode(req, old, start, new CountingMemberReader(node.tiered().members(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), "/")),
+                            "built here from its members (this node takes over the chunk)");
+        Path recalled = Files.exists(old) ? null : recall(req.table(), req, old);
+        try
+        {
+            ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).reshape(recalled != null ? recalled : old, r.codecId(), r.k(), file);
+            account("Widened", new CountingMemberReader(node.tiered().members(), "/"), built.length(), recalled == null ? 0 : built.length(), built.length());
+            logger.info("parity {} of stripe {} ({}) generation {} -> {}: widened to k={} ({}), {} bytes copied ({} ms)", req.index(), req.stripeId(),
+                        req.table(), req.toGeneration() - 1, req.toGeneration(), r.k(), r.codecId(), built.length(), node.clock().millisSince(start));
+            return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
         }
         finally
         {

@@ -157,6 +157,22 @@ public final class TransitionService
         return !ring.isEmpty() && ring.get(0).id().equals(node.self());
     }
 
+    /**
+     * {@code electtool widen --to K}: carries out the widening plan ({@link WideningRun}) under the round lock.
+     * Refused unless this node coordinates rounds (two nodes changing the same stripes would only conflict) and every
+     * ring member is up (each step switches stubs on every node).
+     */
+    public synchronized String widen(int targetK)
+    {
+        List<Node> nodes = liveRing();
+        if (nodes.isEmpty() || !nodes.get(0).id().equals(node.self()))
+            throw new IllegalStateException("widen runs on the coordinator of transitioning rounds: "
+                                            + (nodes.isEmpty() ? "none is live" : nodes.get(0).id()) + ", not " + node.self());
+        if (nodes.size() != node.ring().members().size())
+            throw new IllegalStateException("widen needs every ring member up: " + (node.ring().members().size() - nodes.size()) + " are down");
+        return WideningRun.apply(node, this, machine, targetK);
+    }
+
     /** One round (see the class comment); a no-op unless this node {@link #coordinating() coordinates}. */
     public synchronized void round()
     {

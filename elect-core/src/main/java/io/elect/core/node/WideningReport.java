@@ -28,12 +28,13 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
  * The widening plan of the cluster's stripes ({@code electtool widen --to K --dry-run}): the stripe records from the
  * stripe store, the live ring with racks, every live node's transition candidates of every ELECT table (gathered as
  * transitioning rounds gather them, one SNAPSHOT per node and table), planned by {@link WideningPlanner}. A plan
- * only: nothing is sent and no record changes (docs/design/scaling.md).
+ * only: nothing is sent and no record changes ({@link WideningRun} applies it; docs/design/scaling.md).
  */
 final class WideningReport
 {
-    /** What {@code electtool widen} without {@code --dry-run} answers, and what the document says. */
-    static final String NOT_BUILT = "applying a widening is not implemented yet (plans only: use --dry-run)";
+    /** What the plan document says about applying it. */
+    static final String APPLY = "electtool widen --to K (without --dry-run, on the coordinator) applies it: fills no longer than a "
+                                + "stripe's longest member; longer ones would need a re-encode and are skipped";
 
     private WideningReport()
     {
@@ -123,7 +124,7 @@ final class WideningReport
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("target_k", targetK);
         doc.put("dry_run", true);
-        doc.put("apply", NOT_BUILT);
+        doc.put("apply", APPLY);
         doc.put("stripes_total", records.size());
         doc.put("outcomes", outcomes);
         doc.put("bytes_moved", plan.bytesMoved());

@@ -132,6 +132,8 @@ public final class Simulation
         // the policy's age term acts within a run (members committed 10 simulated minutes ago merge at half the share)
         m.put("member_merge_age_seconds", 600);
         m.put("update_policy", updatePolicy(o.seed()));
+        // -Delect.sim.fills=false: no virtual-slot fills (to tell whether a failing seed needs them)
+        m.put("fill_virtual_slots", Boolean.parseBoolean(System.getProperty("elect.sim.fills", "true")));
         return ElectConfig.fromMap(m);
     }
 

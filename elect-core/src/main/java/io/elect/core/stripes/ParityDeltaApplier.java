@@ -212,6 +212,69 @@ public final class ParityDeltaApplier
         return new ParityBuilder.ParityResult(newFile, length, sums);
     }
 
+    /**
+     * The next generation of a parity chunk whose stripe widens to {@code toK} data chunks (StripeRecord.beginReshape,
+     * issue 18): the same bytes (verified chunk by chunk against the old sidecar while copied), with a sidecar of codec
+     * {@code toCodecId}, k = {@code toK} and the old data lengths followed by zeros. Correct because the Cauchy
+     * coefficient of a slot does not depend on k (docs/formats/codec.md); the caller checks the codec family.
+     * Idempotent: a complete file with that sidecar is returned.
+     */
+    public ParityBuilder.ParityResult reshape(Path oldFile, String toCodecId, int toK, Path newFile) throws IOException
+    {
+        if (oldFile.toAbsolutePath().normalize().equals(newFile.toAbsolutePath().normalize()))
+            throw new IllegalArgumentException("newFile must differ from oldFile (a generation is never rewritten in place): " + oldFile);
+        ParitySidecar old = ParitySidecar.read(ParitySidecar.of(oldFile));
+        if (toK < old.k())
+            throw new IllegalArgumentException(oldFile + ": parity of k=" + old.k() + " cannot be narrowed to k=" + toK);
+        long[] lengths = Arrays.copyOf(old.dataLengths(), toK);
+        Optional<ParityBuilder.ParityResult> done = ParityBuilder.verify(newFile);
+        if (done.isPresent())
+        {
+            ParitySidecar found = ParitySidecar.read(ParitySidecar.of(newFile));
+            if (found.parityIndex() == old.parityIndex() && found.k() == toK && found.codecId().equals(toCodecId)
+                && Arrays.equals(found.dataLengths(), lengths) && found.checksums().equals(old.checksums()))
+                return done.get();
+        }
+        long start = clock.nanoTime();
+        long length = old.checksums().length();
+        int chunkSize = old.checksums().chunkSize();
+        Path tmp = ParitySidecar.tempFor(newFile);
+        Files.deleteIfExists(tmp);
+        try (FileChannel in = FileChannel.open(oldFile, StandardOpenOption.READ);
+             FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
+        {
+            if (in.size() != length)
+                throw new ChunkCorruptionException(oldFile + ": " + in.size() + " bytes, its sidecar says " + length);
+            ByteBuffer b = ByteBuffer.allocate(Math.max(chunkSize, window / chunkSize * chunkSize));
+            for (long off = 0; off < length; off += b.capacity())
+            {
+                int len = (int) Math.min(b.capacity(), length - off);
+                b.clear().limit(len);
+                while (b.hasRemaining())
+                    if (in.read(b, off + b.position()) < 0)
+                        throw new IOException(oldFile + ": unexpected end of file at " + (off + b.position()));
+                int first = (int) (off / chunkSize);
+                for (int c = 0; c * chunkSize < len; c++)
+                    old.checksums().verify(oldFile.toString(), first + c, b.duplicate().position(c * chunkSize).limit(Math.min(len, (c + 1) * chunkSize)));
+                b.flip();
+                while (b.hasRemaining())
+                    out.write(b);
+            }
+            out.force(true);
+        }
+        catch (IOException | RuntimeException e)
+        {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.setLastModifiedTime(tmp, java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
+        ParitySidecar.rename(tmp, newFile);
+        new ParitySidecar(toCodecId, toK, old.m(), old.parityIndex(), lengths, old.checksums()).write(newFile);
+        logger.info("parity {} -> {}: widened from k={} to k={} ({}), {} bytes copied in {} ms", oldFile.getFileName(), newFile.getFileName(),
+                    old.k(), toK, toCodecId, length, (clock.nanoTime() - start) / 1_000_000);
+        return new ParityBuilder.ParityResult(newFile, length, old.checksums());
+    }
+
     /** delta[0, len) = before XOR after over [off, off + len), each zero past its own length. */
     private static void fillDelta(ByteBuffer delta, Version before, Version after, long off, int len) throws IOException
     {

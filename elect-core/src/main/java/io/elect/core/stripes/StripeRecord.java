@@ -174,7 +174,47 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
     /** Whether the change under way fills a virtual slot ({@link #beginFill}). */
     public boolean changeFills()
     {
-        return change != null && change.previous().isVirtual();
+        return change != null && change.previous().isVirtual() && !members.get(change.slot()).isVirtual();
+    }
+
+    /**
+     * COMMITTED -> CHANGING that widens the stripe from k to {@code toK} data chunks under codec {@code toCodecId}
+     * (issue 18, Scale-RS; docs/design/scaling.md "Widening"): slots k .. toK - 1 are added as virtual chunks, and
+     * the parity of generation g + 1 has the same bytes as g's (the Cauchy coefficient of a slot does not depend on k,
+     * so RS(toK, m) parity of the same members with zero chunks added is RS(k, m) parity). Recorded as a change of the
+     * new last slot from the virtual chunk to the virtual chunk ({@link #changeReshapes}); members are added after it
+     * by fills. Code length and m stay.
+     */
+    public StripeRecord beginReshape(int toK, String toCodecId, long nowMillis)
+    {
+        if (state != StripeState.COMMITTED)
+            throw new IllegalStateException("stripe " + id + " is " + state + ": only a COMMITTED stripe changes");
+        if (toK <= k || toK + m > 256)
+            throw new IllegalArgumentException("stripe " + id + ": cannot widen k=" + k + " to " + toK + " (m=" + m + ", k + m <= 256)");
+        java.util.ArrayList<Member> next = new java.util.ArrayList<>(members);
+        while (next.size() < toK)
+            next.add(Member.virtual());
+        return new StripeRecord(id, toCodecId, toK, m, codeLength, next, parityNodes, parityGeneration + 1,
+                                new Change(toK - 1, Member.virtual()), StripeState.CHANGING, version + 1, nowMillis);
+    }
+
+    /** Whether the change under way widens the stripe ({@link #beginReshape}): a virtual slot stays virtual. */
+    public boolean changeReshapes()
+    {
+        return change != null && change.previous().isVirtual() && members.get(change.slot()).isVirtual();
+    }
+
+    /** Whether {@code next} is {@code this} (COMMITTED) widened by {@link #beginReshape}: same members first, virtual after. */
+    public boolean reshapedInto(StripeRecord next)
+    {
+        if (state != StripeState.COMMITTED || !next.changeReshapes() || next.k <= k || next.m != m || next.codeLength != codeLength
+            || !next.members.subList(0, k).equals(members) || !next.parityNodes.equals(parityNodes)
+            || next.parityGeneration != parityGeneration + 1 || next.change.slot() != next.k - 1)
+            return false;
+        for (Member mem : next.members.subList(k, next.k))
+            if (!mem.isVirtual())
+                return false;
+        return true;
     }
 
     /**

@@ -152,10 +152,14 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
     public void relayout(StripeLayout next)
     {
         StripeLayout cur = stripe;
-        if (!next.codecId().equals(cur.codecId()) || next.k() != cur.k() || next.m() != cur.m()
+        boolean sameShape = next.codecId().equals(cur.codecId()) && next.k() == cur.k();
+        // a widening (issue 18): k grows within the Cauchy family, whose coefficients for the existing slots stay
+        boolean widened = next.k() > cur.k() && cur.codecId().equals(io.elect.coding.CauchyMatrix.codecId(cur.k(), cur.m()))
+                          && next.k() + next.m() <= 256 && next.codecId().equals(io.elect.coding.CauchyMatrix.codecId(next.k(), cur.m()));
+        if (!(sameShape || widened) || next.m() != cur.m()
             || next.stripeLength() != cur.stripeLength() || !next.locators().get(self).equals(cur.locators().get(self))
             || next.memberLength(self) != cur.memberLength(self))
-            throw new IllegalArgumentException(cacheId() + ": relayout must keep codec, k, m, code length and member " + self
+            throw new IllegalArgumentException(cacheId() + ": relayout must keep codec, k (or widen them), m, code length and member " + self
                                                + " (was " + cur.locators() + ", given " + next.locators() + ")");
         stripe = next;
     }

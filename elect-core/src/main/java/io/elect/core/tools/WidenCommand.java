@@ -12,14 +12,13 @@ import io.elect.core.jmx.ElectNodeMBean;
 /**
  * {@code electtool widen --to K [--dry-run] [--json]}: the Scale-RS widening plan of the cluster's stripes to K data
  * chunks (docs/design/scaling.md): per stripe the members added (virtual slots first) and its new k and codec, per
- * node the bytes it would send and receive, the total against the Scale-RS lower bound. Only {@code --dry-run} is
- * implemented: without it the command refuses with one line and exits 1, before asking the node anything.
+ * node the bytes it would send and receive, the total against the Scale-RS lower bound. Without {@code --dry-run} the
+ * node (the coordinator of transitioning rounds, every ring member up) carries the plan out: per stripe a widening
+ * change to the wider codec, then one fill per added member; the report says what was done and skipped, and the
+ * Scale-RS bound of what was done (exit 1 if any stripe failed).
  */
 final class WidenCommand implements ElectTool.Command
 {
-    /** The one line printed when asked to apply a widening. */
-    static final String REFUSAL = "widen: applying a widening is not implemented yet; run with --dry-run to see the plan";
-
     /** Parsed arguments. */
     record Options(int targetK, boolean dryRun, boolean json)
     {
@@ -28,7 +27,7 @@ final class WidenCommand implements ElectTool.Command
     @Override
     public String summary()
     {
-        return "--to K --dry-run: plan widening stripes to K data chunks (bytes per node vs the Scale-RS lower bound)";
+        return "--to K [--dry-run]: widen stripes to K data chunks, or plan it (bytes per node vs the Scale-RS lower bound)";
     }
 
     /** @throws IllegalArgumentException naming the bad argument (electtool exits 2) */
@@ -70,13 +69,17 @@ final class WidenCommand implements ElectTool.Command
     public int run(JmxClient node, List<String> args, PrintStream out) throws Exception
     {
         Options o = parse(args);
-        if (!o.dryRun())
-        {
-            out.println(REFUSAL);
-            return 1;
-        }
         if (!ElectTool.electRunning(node, out))
             return 1;
+        if (!o.dryRun())
+        {
+            String done = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "widen", new Object[]{ o.targetK() }, new String[]{ "int" });
+            if (o.json())
+                out.println(done);
+            else
+                out.print(renderDone(done));
+            return new ObjectMapper().readTree(done).path("failed").asInt() == 0 ? 0 : 1;
+        }
         String doc = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "widenPlan", new Object[]{ o.targetK() }, new String[]{ "int" });
         if (o.json())
             out.println(doc);
@@ -119,7 +122,37 @@ final class WidenCommand implements ElectTool.Command
             if (!s.path("reason").isNull() && !s.path("reason").isMissingNode())
                 sb.append("      why: ").append(s.path("reason").asText()).append('\n');
         }
-        sb.append(String.format("%nNot applied: %s%n", d.path("apply").asText()));
+        sb.append(String.format("%nNot applied (dry run): %s%n", d.path("apply").asText()));
+        return sb.toString();
+    }
+
+    /** What a widening did (the JSON of {@code widen --to K --json}) as text for people. */
+    static String renderDone(String json) throws IOException
+    {
+        JsonNode d = new ObjectMapper().readTree(json);
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("Widening to k'=%d: %d stripes widened, %d members filled (%s), %d skipped, %d failed (%d ms)%n",
+                                d.path("target_k").asInt(), d.path("stripes_widened").asInt(), d.path("members_filled").asInt(),
+                                StorageReportText.bytes(d.path("member_bytes_filled").asLong()), d.path("skipped").asInt(),
+                                d.path("failed").asInt(), d.path("millis").asLong()));
+        sb.append(String.format("Parity nodes read each filled member once: Scale-RS lower bound of what was done %s (%d)%n",
+                                StorageReportText.bytes(d.path("lower_bound_of_done").asLong()), d.path("lower_bound_of_done").asLong()));
+        for (JsonNode s : d.path("stripes"))
+        {
+            sb.append("  ").append(s.path("id").asText());
+            if (s.has("error"))
+                sb.append(" FAILED: ").append(s.path("error").asText());
+            sb.append('\n');
+            for (JsonNode st : s.path("steps"))
+            {
+                if (st.has("k"))
+                    sb.append(String.format("      widened to k=%d (%s)%n", st.path("k").asInt(), st.path("codec").asText()));
+                else
+                    sb.append(String.format("      slot %d <- %s (%s): %s%s%n", st.path("slot").asInt(), st.path("member").asText(),
+                                            StorageReportText.bytes(st.path("bytes").asLong()), st.path("step").asText(),
+                                            st.has("reason") ? " (" + st.path("reason").asText() + ")" : ""));
+            }
+        }
         return sb.toString();
     }
 }

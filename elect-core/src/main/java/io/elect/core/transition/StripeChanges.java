@@ -118,11 +118,12 @@ final class StripeChanges
         MemberLocation previous;
         try
         {
-            if (stripe.changeFills())
-                previous = null; // a virtual slot: the previous version is the zero chunk, the next generation adds the member
+            if (change.previous().isVirtual())
+                previous = null; // a fill or a widening: the slot was virtual, its previous version is the zero chunk
             else if (previousCall == null)
                 throw new IllegalStateException("its node " + change.previous().node() + " left the ring");
-            previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
+            else
+                previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
         }
         catch (RuntimeException e)
         {
@@ -130,7 +131,6 @@ final class StripeChanges
                         stripe.id(), change.previous().descriptor(), e.getMessage(), stripe.parityGeneration());
             previous = null;
         }
-
         long[] lengths = new long[stripe.k()];
         List<String> locators = new ArrayList<>();
         for (int i = 0; i < stripe.k(); i++)
@@ -174,8 +174,13 @@ final class StripeChanges
             parity.add(slow(peerOf.apply(stripe.parityNodes().get(j)), Verbs.PARITY_CHANGE, req.encode()));
         }
         List<String> parityLocators = new ArrayList<>();
+        long parityLength = -1;
         for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
-            parityLocators.add(ParityInfo.decode(answer).locator());
+        {
+            ParityInfo info = ParityInfo.decode(answer);
+            parityLocators.add(info.locator());
+            parityLength = Math.max(parityLength, info.length());
+        }
         RelayoutRequest relayout = new RelayoutRequest(table, stripe.id().toString(), stripe.parityGeneration(), change.slot(),
                                                        after == null ? LocatorMemberReader.zero() : after.locator(),
                                                        after == null ? 0 : after.checksums().length(), parityLocators);
@@ -183,8 +188,13 @@ final class StripeChanges
         {
             // the next version's stubs on its secondaries, under the new generation, BEFORE the previous version's
             // stubs go (STUB_RELAYOUT removes them): a secondary always holds one of the two
-            StripeLayout nextLayout = relayout.apply(new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths,
-                                                                      stripe.codeLength(), locators));
+            // the code length the parity chunks really have (the record's is rounded up to the alignment): what the
+            // stubs transitioning built state, and what a rebuild of a parity node restores a cold marker from
+            long longest = after.checksums().length();
+            for (long l : lengths)
+                longest = Math.max(longest, l);
+            long code = parityLength >= longest ? parityLength : stripe.codeLength();
+            StripeLayout nextLayout = relayout.apply(new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, code, locators));
             StubRequest stub = new StubRequest(table, sstableOf(next.sstable()), stripe.id().toString(), nextLayout, change.slot(),
                                                after.checksums(), List.of());
             StubResult installed = StubResult.decode(awaitAll(List.of(slow(peerOf.apply(next.node()), Verbs.STUB, stub.encode())), "STUB").get(0));
@@ -201,8 +211,8 @@ final class StripeChanges
             total = total.plus(RelayoutResult.decode(answer));
         logger.info("stripe {}: member {} ({}) {} in parity generation {} (parity on {}); {} stubs switched, {} of it removed", stripe.id(),
                     change.slot(), change.previous().descriptor(),
-                    after == null ? "removed" : stripe.changeKeepsMember() ? "kept" : stripe.changeFills() ? "filled by " + next.descriptor()
-                                                                                         : "replaced by " + next.descriptor(),
+                    stripe.changeReshapes() ? "added (the stripe widened to k=" + stripe.k() + ")" : after == null ? "removed"
+                    : stripe.changeKeepsMember() ? "kept" : stripe.changeFills() ? "filled by " + next.descriptor() : "replaced by " + next.descriptor(),
                     stripe.parityGeneration(), stripe.parityNodes(), total.switched(), total.removed());
         if (stripe.changeFills())
             purgeFilled(stripe);

@@ -140,6 +140,26 @@ public final class StripeStateMachine
         return current(expected.id()).members().get(slot).equals(member);
     }
 
+    /**
+     * Widens a COMMITTED stripe from k to {@code toK} data chunks ({@link StripeRecord#beginReshape}): records
+     * CHANGING first, then drives it like any change (each parity node writes generation g + 1 with g's bytes under
+     * the wider codec, every stub switches to the wider layout). Returns true when the stripe is COMMITTED with k =
+     * {@code toK}; false when it was not COMMITTED with {@code expected}'s version (nothing done); throws if the
+     * change cannot complete now (recovery finishes it later).
+     */
+    public boolean reshape(StripeRecord expected, int toK, String toCodecId)
+    {
+        if (expected.state() != StripeState.COMMITTED)
+            return false;
+        StripeRecord next = expected.beginReshape(toK, toCodecId, clockMillis.getAsLong());
+        StripeStore.Outcome o = store.replan(expected, next);
+        if (o == StripeStore.Outcome.CONFLICT)
+            return false;
+        logger.info("stripe {} COMMITTED -> CHANGING ({}): widened from k={} ({}) to k={} ({}), parity generation {} -> {}", expected.id(), o,
+                    expected.k(), expected.codecId(), toK, toCodecId, expected.parityGeneration(), next.parityGeneration());
+        return drive(expected.id(), false) == StripeState.COMMITTED && current(expected.id()).k() == toK;
+    }
+
     private StripeState drive(StripeId id, boolean forwardEarly)
     {
         while (true)

@@ -93,9 +93,9 @@ public interface StripeStore
         if (expected.state() == StripeState.CHANGING && next.state() == StripeState.COMMITTED && !expected.changeFills())
             throw new IllegalArgumentException("replan: only a fill goes back from CHANGING to COMMITTED, not the change of slot "
                                                + expected.change().slot());
-        if (!next.codecId().equals(expected.codecId()) || next.k() != expected.k() || next.m() != expected.m()
-            || next.codeLength() != expected.codeLength())
-            throw new IllegalArgumentException("replan: codec, k, m and code length of a stripe never change (widening has its own path)");
+        if ((!next.codecId().equals(expected.codecId()) || next.k() != expected.k() || next.m() != expected.m()
+             || next.codeLength() != expected.codeLength()) && !expected.reshapedInto(next))
+            throw new IllegalArgumentException("replan: codec, k, m and code length of a stripe change only by a widening (StripeRecord.beginReshape)");
     }
 
     static void checkSuccessor(StripeState from, StripeState to)

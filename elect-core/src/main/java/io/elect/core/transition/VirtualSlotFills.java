@@ -120,7 +120,7 @@ public final class VirtualSlotFills
      * parity files do not carry), and a change never shortens them, so this never exceeds them; a longer member would
      * need a longer code (a re-encode, not a difference).
      */
-    static long longestMember(StripeRecord r)
+    public static long longestMember(StripeRecord r)
     {
         long max = 0;
         for (Member m : r.members())

@@ -91,7 +91,7 @@ class WideningReportTest
         assertEquals(300, d.path("nodes").get(1).path("send_bytes").asLong());
         assertEquals(6300, d.path("nodes").get(2).path("receive_bytes").asLong());
         assertEquals(6000, d.path("nodes").get(3).path("send_bytes").asLong());
-        assertEquals(WideningReport.NOT_BUILT, d.path("apply").asText());
+        assertEquals(WideningReport.APPLY, d.path("apply").asText());
     }
 
     @Test

@@ -174,6 +174,52 @@ class ParityDeltaApplierTest
         }
     }
 
+    /**
+     * Widening (issue 18): RS(2, 2) parity reshaped to k = 3 (same bytes, wider sidecar), then slot 2 filled by the
+     * RS(3, 2) coder, equals a fresh RS(3, 2) encoding of the three members; a repeat returns the complete result; a
+     * narrowing is refused.
+     */
+    @Test
+    void aReshapedParityFilledInItsNewSlotEqualsAFreshWiderEncoding() throws Exception
+    {
+        Random r = new Random(18_2026);
+        int code = 5 * CS + 17;
+        byte[] a = random(r, code), b = random(r, 3 * CS + 2), c = random(r, 4 * CS);
+        ParityDeltaApplier applier = new ParityDeltaApplier(WINDOW, Clock.SYSTEM);
+        for (int j = 0; j < M; j++)
+        {
+            // the narrow stripe: k = 2 (the class's K is 3)
+            List<String> locators = new ArrayList<>();
+            Path fa = tmp.resolve("w-a"), fb = tmp.resolve("w-b");
+            Files.write(fa, a);
+            Files.write(fb, b);
+            locators.add(LocatorMemberReader.FILE + fa);
+            locators.add(LocatorMemberReader.FILE + fb);
+            locators.add(LocatorMemberReader.ZERO + "p0");
+            locators.add(LocatorMemberReader.ZERO + "p1");
+            StripeLayout narrow = new StripeLayout(ErasureCoders.create(2, M).codecId(), 2, M, new long[]{ a.length, b.length }, code, locators);
+            Path g0 = new ParityBuilder(WINDOW, CS, new Coders("auto"), Clock.SYSTEM)
+                .build(narrow, j, new LocatorMemberReader(n -> null), tmp, "w-p" + j).path();
+            String wide = ErasureCoders.create(3, M).codecId();
+            Path g1 = tmp.resolve("w-p" + j + ".g1.parity");
+            ParityBuilder.ParityResult res = applier.reshape(g0, wide, 3, g1);
+            assertArrayEquals(Files.readAllBytes(g0), Files.readAllBytes(g1), "a widening copies the parity");
+            ParitySidecar sc = ParitySidecar.read(ParitySidecar.of(g1));
+            assertEquals(wide, sc.codecId());
+            assertEquals(3, sc.k());
+            assertArrayEquals(new long[]{ a.length, b.length, 0 }, sc.dataLengths());
+            long modified = Files.getLastModifiedTime(g1).toMillis();
+            Thread.sleep(20);
+            assertEquals(res.length(), applier.reshape(g0, wide, 3, g1).length());
+            assertEquals(modified, Files.getLastModifiedTime(g1).toMillis(), "a complete result is returned as it is");
+            Path g2 = tmp.resolve("w-p" + j + ".g2.parity");
+            applier.apply(ErasureCoders.create(3, M), 2, g1, Version.absent(), of(c), g2);
+            assertArrayEquals(expected(new byte[][]{ a, b, c }, j, code), Files.readAllBytes(g2), "widened and filled, parity " + j);
+            Path bad = tmp.resolve("w-p" + j + ".bad.parity");
+            assertThrows(IllegalArgumentException.class, () -> applier.reshape(g1, ErasureCoders.create(2, M).codecId(), 2, bad));
+        }
+    }
+
     @Test
     void aRepeatAfterACompleteResultChangesNothingAndAnIncompleteOneIsRedone() throws Exception
     {

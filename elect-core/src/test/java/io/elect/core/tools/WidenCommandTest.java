@@ -32,13 +32,22 @@ class WidenCommandTest
     }
 
     @Test
-    void withoutDryRunItRefusesWithOneLineBeforeAskingTheNode() throws Exception
+    void rendersWhatAWideningDid() throws Exception
     {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        // a null node: the refusal must not touch it
-        int code = new WidenCommand().run(null, List.of("--to", "6"), new PrintStream(out, true, StandardCharsets.UTF_8));
-        assertEquals(1, code);
-        assertEquals(WidenCommand.REFUSAL + System.lineSeparator(), out.toString(StandardCharsets.UTF_8));
+        String json = """
+            {"target_k":3,"dry_run":false,"stripes_widened":1,"members_filled":1,"member_bytes_filled":2048,"lower_bound_of_done":2048,
+             "planned_bytes_moved":4096,"planned_lower_bound":4096,"skipped":1,"failed":1,"millis":12,
+             "stripes":[{"id":"00000000000000000000000000000001","steps":[{"step":"widened","k":3,"codec":"rs-cauchy-gf8-11d:k=3:m=1"},
+                          {"slot":2,"member":"n4/ks.t/nb-4-big","bytes":2048,"step":"filled"},
+                          {"slot":3,"member":"n5/ks.t/nb-5-big","bytes":9000,"step":"skipped","reason":"longer than the stripe's longest member"}]},
+                        {"id":"00000000000000000000000000000002","error":"another change moved it","steps":[]}]}
+            """;
+        String text = WidenCommand.renderDone(json);
+        assertTrue(text.contains("Widening to k'=3: 1 stripes widened, 1 members filled (2.0 KiB), 1 skipped, 1 failed"), text);
+        assertTrue(text.contains("widened to k=3 (rs-cauchy-gf8-11d:k=3:m=1)"), text);
+        assertTrue(text.contains("slot 2 <- n4/ks.t/nb-4-big (2.0 KiB): filled"), text);
+        assertTrue(text.contains("skipped (longer than the stripe's longest member)"), text);
+        assertTrue(text.contains("00000000000000000000000000000002 FAILED: another change moved it"), text);
     }
 
     @Test
@@ -69,6 +78,6 @@ class WidenCommandTest
         assertTrue(text.contains("n4                              2.0 KiB            0 B"), text);
         assertTrue(text.contains("slot 2 <- n4 ks.t/5 (2.0 KiB)"), text);
         assertTrue(text.contains("why: needs 1 members"), text);
-        assertTrue(text.contains("Not applied: applying a widening is not implemented yet"), text);
+        assertTrue(text.contains("Not applied (dry run): applying a widening is not implemented yet"), text);
     }
 }

@@ -221,6 +221,43 @@ public class StripeStateMachineTest
     }
 
     @Test
+    void aWideningAddsVirtualSlotsUnderTheWiderCodecThenFillsTakeThem()
+    {
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        ModelParticipant p = new ModelParticipant(store, 5);
+        AtomicLong clock = new AtomicLong();
+        StripeStateMachine sm = new StripeStateMachine(store, p, clock::incrementAndGet);
+        StripeRecord r = record(9); // k=4 m=2, slot 3 virtual
+        assertEquals(StripeState.COMMITTED, sm.run(r));
+        StripeRecord committed = store.get(r.id()).orElseThrow();
+        assertThrows(IllegalArgumentException.class, () -> committed.beginReshape(4, "x", 1), "not wider");
+        assertThrows(IllegalArgumentException.class, () -> committed.beginReshape(255, "x", 1), "k + m > 256");
+        StripeRecord changing = committed.beginReshape(6, "rs-cauchy-gf8-11d:k=6:m=2", 50);
+        assertTrue(changing.changeReshapes() && !changing.changeFills() && changing.changeKeepsMember());
+        assertTrue(committed.reshapedInto(changing));
+        assertEquals(changing, StripeRecordCodec.decode(StripeRecordCodec.encode(changing)), "the record format holds a widening");
+        // a replan that changes k any other way is refused by the store
+        StripeRecord sneaky = new StripeRecord(r.id(), "rs-cauchy-gf8-11d:k=5:m=2", 5, 2, committed.codeLength(),
+                                               List.of(committed.members().get(0), committed.members().get(1), committed.members().get(2),
+                                                       Member.virtual(), Member.virtual()), committed.parityNodes(), 0, StripeState.COMMITTED,
+                                               committed.version() + 1, 60);
+        assertThrows(IllegalArgumentException.class, () -> store.replan(committed, sneaky));
+        assertTrue(sm.reshape(committed, 6, "rs-cauchy-gf8-11d:k=6:m=2"));
+        StripeRecord wide = store.get(r.id()).orElseThrow();
+        assertEquals(6, wide.k());
+        assertEquals("rs-cauchy-gf8-11d:k=6:m=2", wide.codecId());
+        assertEquals(committed.members(), wide.members().subList(0, 4));
+        assertTrue(wide.members().get(4).isVirtual() && wide.members().get(5).isVirtual());
+        assertEquals(1, wide.parityGeneration());
+        assertEquals(java.util.Set.of(1L), p.parityGenerations.get(r.id()));
+        assertFalse(sm.reshape(committed, 8, "rs-cauchy-gf8-11d:k=8:m=2"), "a stale decision does nothing");
+        // the new slots are filled like any virtual slot
+        assertTrue(sm.fill(wide, 4, new Member("10.0.0.7", "nb-40-big", 100)));
+        assertEquals(new Member("10.0.0.7", "nb-40-big", 100), store.get(r.id()).orElseThrow().members().get(4));
+        assertEquals(2, store.get(r.id()).orElseThrow().parityGeneration());
+    }
+
+    @Test
     void storeContractIdempotentTransitions()
     {
         StripeStoreContract.basic(new InMemoryStripeStore());

@@ -2,6 +2,7 @@ package io.elect.core.transition.wire;
 
 import io.elect.core.stripes.ChunkChecksums;
 import io.elect.core.stripes.StripeLayout;
+import io.elect.core.stripes.LocatorMemberReader;
 import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 import java.util.List;
@@ -196,18 +197,34 @@ public final class ChangeMessages
             return out;
         }
 
-        /** {@code current} (a stub's layout) under this request's plan. */
+        /**
+         * {@code current} (a stub's layout) under this request's plan. A slot at or beyond the layout's k is a widening
+         * (StripeRecord.beginReshape, issue 18): the layout grows to k = slot + 1 with zero chunks, under the Cauchy
+         * codec of that shape (whose coefficients for the existing slots are the same; any other codec is refused).
+         */
         public StripeLayout apply(StripeLayout current)
         {
-            if (slot >= current.k() || parityLocators.size() != current.m())
+            if (parityLocators.size() != current.m())
                 throw new IllegalArgumentException("relayout of slot " + slot + " with " + parityLocators.size()
                                                    + " parity locators does not fit k=" + current.k() + ", m=" + current.m());
-            long[] lengths = current.dataLengths();
+            int k = Math.max(current.k(), slot + 1);
+            String codec = current.codecId();
+            if (k > current.k())
+            {
+                if (!codec.equals(io.elect.coding.CauchyMatrix.codecId(current.k(), current.m())) || k + current.m() > 256
+                    || !LocatorMemberReader.isZero(slotLocator) || slotLength != 0)
+                    throw new IllegalArgumentException("relayout of slot " + slot + " would widen a layout of codec " + codec + " (k="
+                                                       + current.k() + ", m=" + current.m() + ") other than by zero chunks of the Cauchy family");
+                codec = io.elect.coding.CauchyMatrix.codecId(k, current.m());
+            }
+            long[] lengths = java.util.Arrays.copyOf(current.dataLengths(), k);
             lengths[slot] = slotLength;
             List<String> locators = new java.util.ArrayList<>(current.locators().subList(0, current.k()));
+            while (locators.size() < k)
+                locators.add(LocatorMemberReader.zero());
             locators.set(slot, slotLocator);
             locators.addAll(parityLocators);
-            return new StripeLayout(current.codecId(), current.k(), current.m(), lengths, current.stripeLength(), locators);
+            return new StripeLayout(codec, k, current.m(), lengths, current.stripeLength(), locators);
         }
     }
 

@@ -94,6 +94,29 @@ class ChangeMessagesTest
     }
 
     @Test
+    void aRelayoutOfANewLastSlotWidensTheStubsLayoutWithinTheCauchyFamilyOnly()
+    {
+        String k2 = io.elect.coding.CauchyMatrix.codecId(2, 1);
+        StripeLayout stub = new StripeLayout(k2, 2, 1, new long[]{ 20000, 9000 }, 20000,
+                                             List.of("node:10.0.0.1:7070/d/a-Data.db", "node:10.0.0.2:7070/d/b-Data.db", "node:10.0.0.3:7070/s/x-p0.parity"));
+        RelayoutRequest widen = new RelayoutRequest(T, "00112233445566778899aabbccddeeff", 1, 3, LocatorMemberReader.zero(), 0,
+                                                    List.of("node:10.0.0.3:7070/s/x-p0.g1.parity"));
+        StripeLayout wide = widen.apply(stub);
+        assertEquals(4, wide.k());
+        assertEquals(io.elect.coding.CauchyMatrix.codecId(4, 1), wide.codecId());
+        assertEquals(List.of("node:10.0.0.1:7070/d/a-Data.db", "node:10.0.0.2:7070/d/b-Data.db", LocatorMemberReader.zero(), LocatorMemberReader.zero(),
+                             "node:10.0.0.3:7070/s/x-p0.g1.parity"), wide.locators());
+        assertEquals(java.util.Arrays.toString(new long[]{ 20000, 9000, 0, 0 }), java.util.Arrays.toString(wide.dataLengths()));
+        assertEquals(20000, wide.stripeLength());
+        // another codec family, or a real member in a slot beyond k: refused
+        StripeLayout other = new StripeLayout("rs-other", 2, 1, new long[]{ 20000, 9000 }, 20000, stub.locators());
+        assertThrows(IllegalArgumentException.class, () -> widen.apply(other));
+        RelayoutRequest notZero = new RelayoutRequest(T, "00112233445566778899aabbccddeeff", 1, 2, "node:10.0.0.4:7070/d/c-Data.db", 10,
+                                                      List.of("node:10.0.0.3:7070/s/x-p0.g1.parity"));
+        assertThrows(IllegalArgumentException.class, () -> notZero.apply(stub));
+    }
+
+    @Test
     void materializeRoundTripsAndRejectsMissingFields()
     {
         ChangeMessages.MaterializeRequest req = new ChangeMessages.MaterializeRequest(T, "00112233445566778899aabbccddeeff", 1, "10.0.0.4");
