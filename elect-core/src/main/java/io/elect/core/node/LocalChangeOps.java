@@ -205,7 +205,7 @@ final class LocalChangeOps
     {
         TableFile f = memberFile(req.table(), req.sstable(), req.stripeId());
         if (f == null || !req.stripeId().equals(f.frozenTag()))
-            throw new IllegalStateException("no member " + req.sstable() + " of stripe " + req.stripeId() + " of " + req.table()
+            throw new IllegalStateException("no member " + req.sstable() + " of stripe " + req.stripeId() + " of " + req.table() // StripeChanges.NO_MEMBER
                                             + " is live on " + node.self());
         if (f.source() == LocalTables.Source.COLD)
             return new MemberLocation(LocatorMemberReader.cold(f.sidecar().coldStore(), f.sidecar().coldKey()), f.sidecar().checksums());

@@ -181,8 +181,17 @@ final class MemberRestore
     /** Rebuilds data member i of r (this node's) from k other members; idempotent through the redirect table. */
     void primary(TableRef table, StripeRecord r, int i) throws IOException
     {
+        primary(table, r, i, r.members().get(i));
+    }
+
+    /**
+     * Rebuilds {@code member} in slot i of r (the slot's member, or the previous version of a replacement under way
+     * whose next version cannot be restored) from k other members, through the layout of a stub of it.
+     */
+    void primary(TableRef table, StripeRecord r, int i, io.elect.core.stripes.Member member) throws IOException
+    {
         long start = node.clock().nanoTime();
-        StripeStatus status = findStub(table, r, i);
+        StripeStatus status = findStub(table, r, i, member);
         if (status == null)
             throw new IOException("no live secondary holds a stub of member " + i + " of stripe " + r.id() + " (" + table
                                   + "): its index components cannot be restored");

@@ -381,6 +381,17 @@ final class NodeRebuild
                         + "streaming, the fill is abandoned", me, i, r.id(), r.members().get(i).descriptor());
             return;
         }
+        if (r.state() == StripeState.CHANGING && r.changeReplaces() && r.change().slot() == i && r.change().previous().node().equals(me)
+            && restore.findStub(table, r, i) == null && restore.noStubAnywhere(table, r, i))
+        {
+            // A merge whose next version was lost before any stub of it existed: the change is abandoned (StripeChanges
+            // finds the next version gone), and the slot's member is the previous version again, restored from its stubs.
+            restore.primary(table, r, i, r.change().previous());
+            count("previous_versions_restored");
+            logger.info("rebuild of {}: member {} of stripe {} ({}): its next version {} has no stub anywhere; the previous version is "
+                        + "restored and the merge is abandoned", me, i, r.id(), r.change().previous().descriptor(), r.members().get(i).descriptor());
+            return;
+        }
         restore.primary(table, r, i);
     }
 

@@ -283,6 +283,7 @@ final class SimCluster implements AutoCloseable
     private long removedByDeadNodes;
     private long mergedByDeadNodes;
     private long filledByDeadNodes;
+    private long widenedByDeadNodesK;
     /** ParityMaintenance counters of nodes killed so far (a restarted node's registry starts at 0). */
     private final java.util.Map<String, Long> parityByDeadNodes = new java.util.TreeMap<>();
     private static final List<String> PARITY_COUNTERS = List.of("ByTwoVersions", "ByPushedDelta", "Reencoded");
@@ -305,6 +306,7 @@ final class SimCluster implements AutoCloseable
             removedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersRemoved", null).getCount();
             mergedByDeadNodes += n.node.metrics().counter("Transitioning", "MembersMerged", null).getCount();
             filledByDeadNodes += n.node.metrics().counter("Transitioning", "VirtualSlotsFilled", null).getCount();
+            widenedByDeadNodesK += n.node.metrics().counter("Transitioning", "StripesWidened", null).getCount();
             for (String c : PARITY_COUNTERS)
                 parityByDeadNodes.merge(c, n.node.metrics().counter("ParityMaintenance", c, null).getCount(), Long::sum);
             widenedByDeadNodes += widened(n);
@@ -421,6 +423,11 @@ final class SimCluster implements AutoCloseable
             if (n.node != null)
                 filled += n.node.metrics().counter("Transitioning", "VirtualSlotsFilled", null).getCount();
         out.put("virtual_slots_filled", filled);
+        long wider = widenedByDeadNodesK;
+        for (SimNode n : nodes)
+            if (n.node != null)
+                wider += n.node.metrics().counter("Transitioning", "StripesWidened", null).getCount();
+        out.put("stripes_widened_k", wider);
         for (String c : PARITY_COUNTERS)
         {
             long v = parityByDeadNodes.getOrDefault(c, 0L);

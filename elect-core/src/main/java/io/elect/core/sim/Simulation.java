@@ -90,6 +90,8 @@ public final class Simulation
      * without merges keep their traces.
      */
     private final java.util.SplittableRandom mergeEvents;
+    /** The step at which the operator widens stripes to k + 1 ({@link #widen}), or -1. */
+    private final int widenStep;
 
     private Simulation(Options o) throws IOException
     {
@@ -99,6 +101,10 @@ public final class Simulation
         int third = Math.max(1, o.steps() / 3);
         this.raiseStep = o.alpha() < 0.6 && operator.nextInt(3) == 0 ? third + operator.nextInt(Math.max(1, o.steps() / 2 - third + 1)) : -1;
         this.mergeEvents = new java.util.SplittableRandom(o.seed() ^ 0x3E26E5L);
+        // the operator widens stripes by one data chunk (electtool widen --to k+1) in a third of the seeds with a node to
+        // spare, at a step of the middle third; a generator of its own keeps the other seeds' traces
+        java.util.SplittableRandom widening = new java.util.SplittableRandom(o.seed() ^ 0x5CA1E5L);
+        this.widenStep = o.nodes() >= o.k() + o.m() + 1 && widening.nextInt(3) == 0 ? third + widening.nextInt(Math.max(1, third)) : -1;
         this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o, alpha),
                                 ROWS_PER_FILE, o.sabotage());
         this.faults = new FaultEvents(this, c);
@@ -191,6 +197,8 @@ public final class Simulation
     {
         if (step == raiseStep)
             raiseAlpha();
+        if (step == widenStep)
+            widen();
         if (mergesOn(o.seed()) && mergeEvents.nextInt(25) == 0)
             overwritePartOfMember();
         int dice = c.random.nextInt(100);
@@ -226,6 +234,31 @@ public final class Simulation
             overwriteMember();
         else
             overwriteAll();
+    }
+
+    /**
+     * The operator runs {@code electtool widen --to k+1} on the coordinator (issue 18, Scale-RS): committed stripes
+     * widen to k + 1 and take members from nodes holding no chunk of them. Refused (and logged) when no node
+     * coordinates or a node is down; faults may hit it midway (recovery finishes a recorded change).
+     */
+    private void widen()
+    {
+        for (SimNode n : c.nodes())
+            if (n.node != null && n.node.isStarted() && n.node.transitions().coordinating())
+            {
+                try
+                {
+                    String done = n.node.widenJson(o.k() + 1);
+                    stats.put("widen_runs", ((Number) stats.getOrDefault("widen_runs", 0)).intValue() + 1);
+                    event("widen --to " + (o.k() + 1) + " on " + n.id + ": " + done.substring(0, Math.min(200, done.length())));
+                }
+                catch (RuntimeException e)
+                {
+                    event("widen --to " + (o.k() + 1) + " on " + n.id + " refused or failed: " + e.getMessage());
+                }
+                return;
+            }
+        event("widen --to " + (o.k() + 1) + ": no node coordinates");
     }
 
     /** The operator raises alpha by 0.15: every node's cassandra.yaml, then {@code electtool alpha} on the running ones. */

@@ -79,7 +79,7 @@ public final class SimulationMain
         int done = 0;
         int raised = 0; // seeds in which the operator raised alpha during the run
         int obsoleteBound = 0; // seeds whose alpha was out of reach only because frozen files keep obsolete versions
-        long roundsDown = 0, committedDown = 0, retired = 0, removed = 0, widened = 0, merged = 0, mergeSeeds = 0, filled = 0;
+        long roundsDown = 0, committedDown = 0, retired = 0, removed = 0, widened = 0, merged = 0, mergeSeeds = 0, filled = 0, wider = 0, widenSeeds = 0;
         long byTwo = 0, byPushed = 0, reencoded = 0;
         long lastProgress = start;
         for (long seed : list)
@@ -103,6 +103,8 @@ public final class SimulationMain
             reencoded += ((Number) r.stats().getOrDefault("parity_Reencoded", 0L)).longValue();
             widened += ((Number) r.stats().getOrDefault("padded_choices_widened", 0L)).longValue();
             filled += ((Number) r.stats().getOrDefault("virtual_slots_filled", 0L)).longValue();
+            wider += ((Number) r.stats().getOrDefault("stripes_widened_k", 0L)).longValue();
+            widenSeeds += r.stats().containsKey("widen_runs") ? 1 : 0;
             if (r.stats().containsKey("alpha_raised_to"))
                 raised++;
             if (r.stats().containsKey("alpha_unreachable_obsolete"))
@@ -130,10 +132,10 @@ public final class SimulationMain
         System.out.printf("simulate: %d seeds, %d steps each, sabotage %s: %d passed, %d failed (%.1f s); %d passed short of alpha "
                           + "because frozen files keep obsolete versions (invariant 5); %d rounds ran with a node down, "
                           + "committing %d stripes; %d stripes retired (fully shadowed); %d members removed from their stripes (fully shadowed); "
-                          + "%d members merged (replaced by their next version) in the %d seeds with merges on; alpha raised at runtime in %d seeds; %d padded stripe choices widened to pay for their parity; %d virtual slots filled; "
+                          + "%d members merged (replaced by their next version) in the %d seeds with merges on; alpha raised at runtime in %d seeds; %d padded stripe choices widened to pay for their parity; %d virtual slots filled; %d stripes widened to k+1 in the %d seeds where the operator widened; "
                           + "parity generations computed from both member versions %d, from a pushed delta %d, re-encoded %d%n", list.size(), steps,
                           sabotage.name().toLowerCase(), list.size() - failed, failed, (io.elect.core.util.Clock.SYSTEM.nanoTime() - start) / 1e9,
-                          obsoleteBound, roundsDown, committedDown, retired, removed, merged, mergeSeeds, raised, widened, filled, byTwo, byPushed, reencoded);
+                          obsoleteBound, roundsDown, committedDown, retired, removed, merged, mergeSeeds, raised, widened, filled, wider, widenSeeds, byTwo, byPushed, reencoded);
         System.exit(failed == 0 ? 0 : 1);
     }
 

@@ -217,18 +217,25 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
         return true;
     }
 
-    /**
-     * CHANGING -> COMMITTED with the plan before a fill ({@link #beginFill}): the slot virtual again, generation g.
-     * Only for a fill whose member could not be taken (its node answered that the SSTable is gone) before any of it
-     * was built: the caller made sure that no parity of generation g + 1 and no stub of the member remain.
-     */
-    public StripeRecord abandonFill(long nowMillis)
+    /** Whether the change under way replaces a real member by another real one (a merge's next version). */
+    public boolean changeReplaces()
     {
-        if (state != StripeState.CHANGING || !changeFills())
+        return change != null && !change.previous().isVirtual() && !members.get(change.slot()).isVirtual() && !changeKeepsMember();
+    }
+
+    /**
+     * CHANGING -> COMMITTED with the plan before the change (the slot's previous member again, generation g), for a
+     * fill or a replacement whose new member is gone from its node before any stub of it existed anywhere (so
+     * nothing was purged against it and no stub switched to generation g + 1): the caller made sure of that and
+     * dropped the parity of generation g + 1.
+     */
+    public StripeRecord abandonChange(long nowMillis)
+    {
+        if (state != StripeState.CHANGING || !(changeFills() || changeReplaces()))
             throw new IllegalStateException("stripe " + id + " is " + state + (change == null ? "" : " changing slot " + change.slot())
-                                            + ": only a fill under way (CHANGING) is abandoned");
+                                            + ": only a fill or a replacement under way (CHANGING) is abandoned");
         java.util.ArrayList<Member> before = new java.util.ArrayList<>(members);
-        before.set(change.slot(), Member.virtual());
+        before.set(change.slot(), change.previous());
         return new StripeRecord(id, codecId, k, m, codeLength, before, parityNodes, parityGeneration - 1, null,
                                 StripeState.COMMITTED, version + 1, nowMillis);
     }

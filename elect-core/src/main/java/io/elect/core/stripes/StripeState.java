@@ -27,7 +27,7 @@ package io.elect.core.stripes;
  * stub holder switches to it. CHANGED records that no reader uses generation g or the previous member any more;
  * they are then deleted and the stripe is COMMITTED again. Both states only go forward, with one exception: a fill
  * of a virtual slot (issue 18) whose member's node answers that the SSTable is gone before anything of the fill was
- * built goes back from CHANGING to COMMITTED with the plan before it ({@link StripeRecord#abandonFill}).
+ * built goes back from CHANGING to COMMITTED with the plan before it ({@link StripeRecord#abandonChange}).
  *
  * <p>DO NOT CHANGE the codes: they are persisted (docs/formats/stripe-metadata.md).
  */

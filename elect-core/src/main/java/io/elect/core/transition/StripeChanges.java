@@ -154,13 +154,28 @@ final class StripeChanges
         StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
         Member next = stripe.members().get(change.slot());
         // A replacement (a merge): the next version, live on the member's node beside the previous one
-        MemberLocation after = next.isVirtual() ? null : MemberLocation.decode(
-            awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.DESCRIBE_MEMBER,
-                                               new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())),
-                     "DESCRIBE_MEMBER").get(0));
+        MemberLocation after;
+        try
+        {
+            after = next.isVirtual() ? null : MemberLocation.decode(
+                awaitAll(List.of(transport.request(peerOf.apply(next.node()), Verbs.DESCRIBE_MEMBER,
+                                                   new MemberRequest(table, sstableOf(next.sstable()), stripe.id().toString()).encode())),
+                         "DESCRIBE_MEMBER").get(0));
+        }
+        catch (RuntimeException e)
+        {
+            if (stripe.changeReplaces() && String.valueOf(e.getMessage()).contains(NO_MEMBER))
+                nextGone(stripe, e.getMessage());
+            throw e;
+        }
         if (after != null && after.checksums().length() != next.realBytes())
+        {
+            // the node described another file frozen under the stripe: the next version itself is not live there
+            if (stripe.changeReplaces())
+                nextGone(stripe, "its node describes a file of " + after.checksums().length() + " bytes, not the next version's " + next.realBytes());
             throw new IllegalStateException("stripe " + stripe.id() + " member " + change.slot() + "'s next version " + next.sstable() + " has "
                                             + after.checksums().length() + " data bytes, the record says " + next.realBytes());
+        }
         MemberLocation delta = after != null && previous != null && pushDeltas && next.node().equals(change.previous().node())
                                ? delta(stripe, table) : null;
         List<CompletableFuture<byte[]>> parity = new ArrayList<>();
@@ -246,7 +261,7 @@ final class StripeChanges
             if (at < 0)
                 throw e;
             abandonable(stripe);
-            throw new StripeParticipant.FillRefused(why.substring(at));
+            throw new StripeParticipant.NextMemberGone(why.substring(at));
         }
         if (info.checksums().length() != m.realBytes())
         {
@@ -254,13 +269,27 @@ final class StripeChanges
             // back to compaction (ROLLBACK unfreezes it for this stripe only) and abandon the fill.
             abandonable(stripe);
             awaitAll(List.of(transport.request(peerOf.apply(m.node()), Verbs.ROLLBACK, req.encode())), "ROLLBACK");
-            throw new StripeParticipant.FillRefused("member not taken: " + m.descriptor() + " has " + info.checksums().length()
+            throw new StripeParticipant.NextMemberGone("member not taken: " + m.descriptor() + " has " + info.checksums().length()
                                                     + " data bytes, the plan " + m.realBytes());
         }
     }
 
+    /** How DESCRIBE_MEMBER says that a member is not live on its node (LocalChangeOps.describe). */
+    static final String NO_MEMBER = "no member ";
+
     /**
-     * Before a fill is abandoned: an earlier attempt may have taken the member and gone on before its node lost it
+     * A replacement whose next version is not live on its node (lost with its disk: a next version is frozen under
+     * the stripe, nothing else removes it): abandoned if no node holds a stub of it ({@link #abandonable}), else
+     * retried (a stub exists: the node's rebuild restores it from the stub).
+     */
+    private void nextGone(StripeRecord stripe, String why)
+    {
+        abandonable(stripe);
+        throw new StripeParticipant.NextMemberGone("next version " + next(stripe).descriptor() + " gone: " + why);
+    }
+
+    /**
+     * Before a fill or a replacement is abandoned: an earlier attempt may have taken the member and gone on before its node lost it
      * (a lost disk: a taken member is frozen, nothing else removes it). If any node holds a stub of it, secondaries
      * may have purged against that stub: the fill must go forward (the node's rebuild restores the member from the
      * stub), so this throws and the change is retried. Every ring node must answer (a down node may hold one).

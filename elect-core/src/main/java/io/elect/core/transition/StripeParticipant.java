@@ -53,18 +53,20 @@ public interface StripeParticipant
      * ({@link StripeRecord#changeFills()}) first takes the new member on its node (frozen under the stripe) and, once
      * the new generation and the member's stubs exist, has its secondaries purge their copies. REQUIRES: CHANGING.
      *
-     * @throws FillRefused a fill's member is gone from its node (compacted away before it was taken) and nothing of
-     *                     the fill was built: the state machine abandons the fill
+     * @throws NextMemberGone the slot's new member (a fill's, or a merge's next version) is gone from its node and no
+     *                         stub of it exists anywhere: the parity of the next generation is dropped and the state
+     *                         machine abandons the change
      */
     void change(StripeRecord stripe);
 
     /**
-     * A fill's member could not be taken: its node answered that the SSTable is neither live nor frozen under the
-     * stripe, so no earlier attempt took it, and nothing of the fill (parity of the next generation, stubs) exists.
+     * The new member of a fill or a replacement is gone from its node (a fill's compacted away before it was taken,
+     * or either lost with its node's disk) and no node holds a stub of it: nothing was purged against it and no stub
+     * switched to the next generation, whose parity the participant dropped. The change is abandoned.
      */
-    final class FillRefused extends RuntimeException
+    final class NextMemberGone extends RuntimeException
     {
-        public FillRefused(String message)
+        public NextMemberGone(String message)
         {
             super(message);
         }

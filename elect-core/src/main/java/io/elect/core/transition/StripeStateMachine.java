@@ -179,13 +179,13 @@ public final class StripeStateMachine
                     {
                         step(r, StripeState.CHANGED, participant::change);
                     }
-                    catch (StripeParticipant.FillRefused e)
+                    catch (StripeParticipant.NextMemberGone e)
                     {
-                        StripeStore.Outcome back = store.replan(r, r.abandonFill(clockMillis.getAsLong()));
+                        StripeStore.Outcome back = store.replan(r, r.abandonChange(clockMillis.getAsLong()));
                         if (back != StripeStore.Outcome.CONFLICT)
-                            logger.info("stripe {} CHANGING -> COMMITTED ({}): fill of slot {} by {} abandoned ({}), parity generation {} again",
-                                        r.id(), back, r.change().slot(), r.members().get(r.change().slot()).descriptor(), e.getMessage(),
-                                        r.parityGeneration() - 1);
+                            logger.info("stripe {} CHANGING -> COMMITTED ({}): {} of slot {} by {} abandoned ({}), parity generation {} again",
+                                        r.id(), back, r.changeFills() ? "fill" : "replacement", r.change().slot(),
+                                        r.members().get(r.change().slot()).descriptor(), e.getMessage(), r.parityGeneration() - 1);
                     }
                     break;
                 case CHANGED:

@@ -90,8 +90,8 @@ public interface StripeStore
             throw new IllegalArgumentException("replan: next version " + next.version() + " is not " + (expected.version() + 1));
         if (next.state() != expected.state())
             checkSuccessor(expected.state(), next.state());
-        if (expected.state() == StripeState.CHANGING && next.state() == StripeState.COMMITTED && !expected.changeFills())
-            throw new IllegalArgumentException("replan: only a fill goes back from CHANGING to COMMITTED, not the change of slot "
+        if (expected.state() == StripeState.CHANGING && next.state() == StripeState.COMMITTED && !expected.changeFills() && !expected.changeReplaces())
+            throw new IllegalArgumentException("replan: only a fill or a replacement goes back from CHANGING to COMMITTED, not the change of slot "
                                                + expected.change().slot());
         if ((!next.codecId().equals(expected.codecId()) || next.k() != expected.k() || next.m() != expected.m()
              || next.codeLength() != expected.codeLength()) && !expected.reshapedInto(next))

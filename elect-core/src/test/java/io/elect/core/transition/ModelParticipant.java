@@ -40,7 +40,7 @@ final class ModelParticipant implements StripeParticipant
     final Map<StripeId, Long> stubGeneration = new HashMap<>();
     /** Previous member versions still on disk, per stripe (a change's "previous", until finishChange deletes it). */
     final Map<StripeId, Set<String>> previousMembers = new HashMap<>();
-    /** SSTables their nodes no longer have: a fill of one is refused (FillRefused) unless an earlier attempt took it. */
+    /** SSTables their nodes no longer have: a fill of one is refused (NextMemberGone) unless an earlier attempt took it. */
     final Set<String> gone = new HashSet<>();
     /** Fill members taken (frozen under their stripe) by a change. */
     final Set<String> taken = new HashSet<>();
@@ -178,6 +178,8 @@ final class ModelParticipant implements StripeParticipant
         StripeState st = truth.get(s.id()).orElseThrow().state();
         if (st != StripeState.CHANGING)
             throw new AssertionError("changing " + s.id() + " in state " + st);
+        if (s.changeReplaces() && gone.contains(s.members().get(s.change().slot()).sstable()))
+            throw new StripeParticipant.NextMemberGone("next version " + s.members().get(s.change().slot()).sstable() + " is gone");
         if (s.changeFills())
         {
             String member = s.members().get(s.change().slot()).sstable();
@@ -185,7 +187,7 @@ final class ModelParticipant implements StripeParticipant
             {
                 if (parityGenerations.getOrDefault(s.id(), Set.of()).contains(s.parityGeneration()))
                     throw new AssertionError("a fill of " + s.id() + " refused after its generation " + s.parityGeneration() + " was built");
-                throw new StripeParticipant.FillRefused("member not taken: " + member + " is gone");
+                throw new StripeParticipant.NextMemberGone("member not taken: " + member + " is gone");
             }
             taken.add(member);
         }

@@ -158,7 +158,7 @@ class RemoteStripeParticipantTest
 
         // gone, and no stub anywhere: the next generation's parity (if an earlier attempt built it) is dropped, then refused
         pinError = TransitionMessages.MEMBER_NOT_TAKEN + "sstable nb-9-big of ks.t is not live on 10.0.0.2";
-        assertThrows(StripeParticipant.FillRefused.class, () -> p.change(fill()));
+        assertThrows(StripeParticipant.NextMemberGone.class, () -> p.change(fill()));
         assertEquals(4, calls.size(), calls.toString());
         assertEquals("PIN@10.0.0.2", calls.get(0), "first the member's node: " + calls);
         assertEquals(java.util.Set.of("STRIPE_STATUS@10.0.0.1", "STRIPE_STATUS@10.0.0.3"), java.util.Set.copyOf(calls.subList(1, 3)),
@@ -168,7 +168,7 @@ class RemoteStripeParticipantTest
         calls.clear();
         stubOnThree = true;
         RuntimeException e = assertThrows(RuntimeException.class, () -> p.change(fill()));
-        assertTrue(!(e instanceof StripeParticipant.FillRefused) && e.getMessage().contains("holds a stub"), e.toString());
+        assertTrue(!(e instanceof StripeParticipant.NextMemberGone) && e.getMessage().contains("holds a stub"), e.toString());
         assertTrue(calls.stream().noneMatch(c -> c.startsWith("DROP_PARITY")), calls.toString());
         // gone, and a node that might hold one does not answer: retried, not abandoned
         calls.clear();
@@ -176,13 +176,13 @@ class RemoteStripeParticipantTest
         RemoteStripeParticipant twoDown = new RemoteStripeParticipant(coordinator, h -> new Peer(h, 7070), r -> false,
                                                                       () -> List.of("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"));
         e = assertThrows(RuntimeException.class, () -> twoDown.change(fill()));
-        assertTrue(!(e instanceof StripeParticipant.FillRefused), e.toString());
+        assertTrue(!(e instanceof StripeParticipant.NextMemberGone), e.toString());
         assertTrue(calls.stream().noneMatch(c -> c.startsWith("DROP_PARITY")), calls.toString());
         // any other refusal (a compaction holds the file, the node is busy): retried, nothing asked
         calls.clear();
         pinError = "sstable nb-9-big of ks.t is being compacted";
         e = assertThrows(RuntimeException.class, () -> p.change(fill()));
-        assertTrue(!(e instanceof StripeParticipant.FillRefused), e.toString());
+        assertTrue(!(e instanceof StripeParticipant.NextMemberGone), e.toString());
         assertEquals(List.of("PIN@10.0.0.2"), calls, calls.toString());
     }
 

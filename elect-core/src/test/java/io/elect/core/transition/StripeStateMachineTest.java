@@ -178,8 +178,8 @@ public class StripeStateMachineTest
         StripeRecord changing = abandoned.beginFill(3, fill, 99);
         assertTrue(changing.changeFills());
         assertEquals(changing, StripeRecordCodec.decode(StripeRecordCodec.encode(changing)));
-        assertEquals(abandoned.members(), changing.abandonFill(100).members());
-        assertThrows(IllegalStateException.class, () -> filled.abandonFill(1), "only a fill under way is abandoned");
+        assertEquals(abandoned.members(), changing.abandonChange(100).members());
+        assertThrows(IllegalStateException.class, () -> filled.abandonChange(1), "only a fill under way is abandoned");
     }
 
     @Test
@@ -255,6 +255,26 @@ public class StripeStateMachineTest
         assertTrue(sm.fill(wide, 4, new Member("10.0.0.7", "nb-40-big", 100)));
         assertEquals(new Member("10.0.0.7", "nb-40-big", 100), store.get(r.id()).orElseThrow().members().get(4));
         assertEquals(2, store.get(r.id()).orElseThrow().parityGeneration());
+    }
+
+    @Test
+    void aReplacementWhoseNextVersionIsGoneGoesBackToThePreviousVersionARemovalNever()
+    {
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        ModelParticipant p = new ModelParticipant(store, 5);
+        AtomicLong clock = new AtomicLong();
+        StripeStateMachine sm = new StripeStateMachine(store, p, clock::incrementAndGet);
+        StripeRecord r = record(10);
+        assertEquals(StripeState.COMMITTED, sm.run(r));
+        StripeRecord committed = store.get(r.id()).orElseThrow();
+        p.gone.add("nb-10-next");
+        assertEquals(StripeState.COMMITTED, sm.change(committed, 0, new Member("10.0.0.1", "nb-10-next", 3000)));
+        StripeRecord back = store.get(r.id()).orElseThrow();
+        assertEquals(committed.members(), back.members(), "the previous version is the member again");
+        assertEquals(0, back.parityGeneration());
+        StripeRecord removal = back.beginChange(1, Member.virtual(), 1);
+        assertThrows(IllegalStateException.class, () -> removal.abandonChange(2), "a removal is never abandoned");
+        assertThrows(IllegalStateException.class, () -> back.beginReshape(6, "w", 1).abandonChange(2), "nor a widening");
     }
 
     @Test
