@@ -215,6 +215,7 @@ class TransitionCoordinatorTest
         snaps.put("10.0.0.3", node("10.0.0.3", 1));
         TransitionCoordinator.RoundResult r = c.round(T, snaps, RING, machine, p -> {}, store.list());
         assertEquals(1, r.filled());
+        assertEquals(0, r.planned(), "a round that filled forms no stripe: the next one plans again");
         StripeRecord filled = store.get(padded.id()).orElseThrow();
         assertEquals(0, filled.members().stream().filter(Member::isVirtual).count());
         assertEquals(other, filled.members().stream().filter(m -> !m.node().equals("10.0.0.1")).findFirst().orElseThrow().node());
