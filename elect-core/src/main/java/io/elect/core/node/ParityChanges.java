@@ -222,6 +222,8 @@ final class ParityChanges
             length = ParityFiles.readColdMarker(ParityFiles.coldMarker(old));
         else // this node replaces a parity node that left the ring: the layout's code length is what the stubs keep
             length = req.previous().stripeLength();
+        if (!req.removal())
+            length = Math.max(length, req.afterChecksums().length()); // a longer new member grows the code (issue 18)
         StripeLayout prev = req.previous();
         java.util.List<String> locators = new java.util.ArrayList<>(prev.locators());
         locators.set(req.slot(), req.removal() ? LocatorMemberReader.zero() : req.afterLocator());

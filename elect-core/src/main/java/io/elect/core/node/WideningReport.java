@@ -33,8 +33,8 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
 final class WideningReport
 {
     /** What the plan document says about applying it. */
-    static final String APPLY = "electtool widen --to K (without --dry-run, on the coordinator) applies it: fills no longer than a "
-                                + "stripe's longest member; longer ones would need a re-encode and are skipped";
+    static final String APPLY = "electtool widen --to K (without --dry-run, on the coordinator) applies it; members longer than a "
+                                + "stripe's recorded code length are skipped";
 
     private WideningReport()
     {

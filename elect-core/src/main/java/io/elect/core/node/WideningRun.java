@@ -14,7 +14,6 @@ import io.elect.core.stripes.Member;
 import io.elect.core.stripes.StripeRecord;
 import io.elect.core.transition.ParityPlacement.Node;
 import io.elect.core.transition.StripeStateMachine;
-import io.elect.core.transition.VirtualSlotFills;
 import io.elect.core.transition.WideningPlanner;
 import io.elect.core.transition.WideningPlanner.Addition;
 import io.elect.core.transition.WideningPlanner.Outcome;
@@ -25,8 +24,9 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
  * {@code electtool widen --to K} (without {@code --dry-run}): carries out the Scale-RS widening plan of the cluster's
  * stripes (docs/design/scaling.md "Widening"). Per stripe the plan widens: first a widening change to k' under the
  * wider Cauchy codec (its parity keeps its bytes: {@link StripeStateMachine#reshape}), then one fill per added member
- * ({@link StripeStateMachine#fill}: each parity node reads the member once, Scale-RS's m * L). An addition longer than
- * the stripe's longest member is skipped with its reason (it would need a longer code: a re-encode, not built); a
+ * ({@link StripeStateMachine#fill}: each parity node reads the member once, Scale-RS's m * L; a member longer than
+ * the parity chunks grows them). An addition longer than the stripe's recorded code length is skipped with its reason
+ * (the record's code length does not change); a
  * fill whose member is gone is abandoned by the state machine and reported. Runs on the coordinator, under its round
  * lock; a stripe another change moved in the meantime is reported as such. Every step is a recorded stripe change:
  * a crash mid-run leaves at most one stripe CHANGING, which recovery finishes; running the command again plans from
@@ -78,16 +78,16 @@ final class WideningRun
                 for (Addition a : p.additions())
                 {
                     r = node.store().get(p.id()).orElseThrow(() -> new IllegalStateException("no record"));
-                    long longest = VirtualSlotFills.longestMember(r);
                     Map<String, Object> step = new LinkedHashMap<>();
                     step.put("slot", a.slot());
                     step.put("member", a.node() + "/" + a.sstable());
                     step.put("bytes", a.bytes());
-                    if (a.bytes() > longest)
+                    if (a.bytes() > r.codeLength())
                     {
                         skipped++;
                         step.put("step", "skipped");
-                        step.put("reason", "longer than the stripe's longest member (" + longest + " bytes): its parity would need a longer code (a re-encode, not built)");
+                        step.put("reason", "longer than the stripe's code length (" + r.codeLength() + " bytes, its longest member aligned): "
+                                           + "the record's code length does not change (not built)");
                     }
                     else if (machine.fill(r, a.slot(), new Member(a.node(), a.sstable(), a.bytes())))
                     {

@@ -140,14 +140,15 @@ public final class ParityDeltaApplier
                                                + "), but the coder is " + coder.codecId());
         if (slot < 0 || slot >= old.k())
             throw new IllegalArgumentException("slot must be in [0, " + old.k() + "), was " + slot);
-        long length = old.checksums().length();
+        long oldLength = old.checksums().length();
         long[] lengths = old.dataLengths();
         if (lengths[slot] != beforeLength)
             throw new IllegalArgumentException(oldFile + ": member " + slot + " is recorded with " + lengths[slot]
                                                + " bytes, not " + beforeLength + " (the parity was not computed from that version)");
-        if (afterLength > length)
-            throw new IllegalArgumentException("the new member version (" + afterLength + " bytes) is longer than the code length "
-                                               + length + " (a longer member needs a wider code length: re-encode)");
+        // A new version longer than the parity grows it (issue 18: a fill or a widening with a member longer than the
+        // stripe's longest): every other member is zero past the old length, so the parity there is the new member's
+        // contribution alone, and the old parity is read as zero-extended.
+        long length = Math.max(oldLength, afterLength);
         lengths[slot] = afterLength;
         Optional<ParityBuilder.ParityResult> done = ParityBuilder.verify(newFile);
         if (done.isPresent())
@@ -166,24 +167,28 @@ public final class ParityDeltaApplier
         for (int j = 0; j < parity.length; j++)
             parity[j] = ErasureCoders.allocateAligned(buffer);
         int j = old.parityIndex();
-        int[] crcs = new int[old.checksums().chunkCount()];
+        int[] crcs = new int[(int) ((length + chunkSize - 1) / chunkSize)];
         Path tmp = ParitySidecar.tempFor(newFile);
         try (FileChannel in = FileChannel.open(oldFile, StandardOpenOption.READ);
              FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
         {
-            if (in.size() != length)
-                throw new ChunkCorruptionException(oldFile + ": " + in.size() + " bytes, its sidecar says " + length);
+            if (in.size() != oldLength)
+                throw new ChunkCorruptionException(oldFile + ": " + in.size() + " bytes, its sidecar says " + oldLength);
             for (long off = 0; off < length; off += buffer)
             {
                 int len = (int) Math.min(buffer, length - off);
-                ByteBuffer p = parity[j].clear().limit(len);
+                int have = (int) Math.max(0, Math.min(len, oldLength - off)); // old parity bytes in this window; zero after
+                ByteBuffer p = parity[j].clear().limit(have);
                 while (p.hasRemaining())
                     if (in.read(p, off + p.position()) < 0)
                         throw new IOException(oldFile + ": unexpected end of file at " + (off + p.position()));
+                parity[j].limit(len);
+                for (int x = have; x < len; x++)
+                    parity[j].put(x, (byte) 0);
                 int first = (int) (off / chunkSize);
-                for (int c = 0; c * chunkSize < len; c++)
+                for (int c = 0; c * chunkSize < have; c++)
                     old.checksums().verify(oldFile.toString(), first + c,
-                                           p.duplicate().position(c * chunkSize).limit(Math.min(len, (c + 1) * chunkSize)));
+                                           p.duplicate().position(c * chunkSize).limit(Math.min(have, (c + 1) * chunkSize)));
                 fill.fill(delta, off, len);
                 for (int o = 0; o < parity.length; o++)
                     if (o != j)

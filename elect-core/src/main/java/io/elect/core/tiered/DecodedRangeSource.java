@@ -145,7 +145,8 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
 
     /**
      * Switches the layout later runs decode with (a stripe's member change, docs/design/updates.md): the new layout
-     * must describe the same member self (codec, k, m, code length, self's locator and length); the others' locators
+     * must describe the same member self (codec, k, m, code length, self's locator and length; a widening may widen k
+     * within the Cauchy family and a longer new member may grow the code length, issue 18); the others' locators
      * and lengths and the parity locators change. Runs under way finish with the layout they started with, whose
      * files are deleted only after every holder has switched.
      */
@@ -157,9 +158,9 @@ public final class DecodedRangeSource extends ChunkedRemoteSource
         boolean widened = next.k() > cur.k() && cur.codecId().equals(io.elect.coding.CauchyMatrix.codecId(cur.k(), cur.m()))
                           && next.k() + next.m() <= 256 && next.codecId().equals(io.elect.coding.CauchyMatrix.codecId(next.k(), cur.m()));
         if (!(sameShape || widened) || next.m() != cur.m()
-            || next.stripeLength() != cur.stripeLength() || !next.locators().get(self).equals(cur.locators().get(self))
+            || next.stripeLength() < cur.stripeLength() || !next.locators().get(self).equals(cur.locators().get(self))
             || next.memberLength(self) != cur.memberLength(self))
-            throw new IllegalArgumentException(cacheId() + ": relayout must keep codec, k (or widen them), m, code length and member " + self
+            throw new IllegalArgumentException(cacheId() + ": relayout must keep codec, k (or widen them), m, code length (or grow it) and member " + self
                                                + " (was " + cur.locators() + ", given " + next.locators() + ")");
         stripe = next;
     }

@@ -28,7 +28,8 @@ import io.elect.core.transition.StripeFormer.Candidate;
  *
  * <p>Rules: only COMMITTED stripes with no change under way; a candidate fills a slot only if its node is live and
  * holds no chunk of the stripe (data or parity: all k + m chunks stay on distinct nodes) and it is no longer than the
- * stripe's longest real member ({@link #longestMember}: the parity's length never changes). Stripes with the most virtual slots go first
+ * stripe's code length as recorded (its longest member rounded up to the alignment; a member longer than the parity
+ * chunks grows them, ParityDeltaApplier). Stripes with the most virtual slots go first
  * (they pay the most parity per member), then by id; each takes its lowest virtual slot first. For a slot, the
  * candidate whose rack holds the fewest chunks of the stripe wins (racks spread as evenly as they allow, as parity
  * placement does), then the largest (it saves the most), then node and SSTable name. A candidate fills at most one
@@ -70,7 +71,7 @@ public final class VirtualSlotFills
         for (StripeRecord r : open)
         {
             Set<String> holders = new HashSet<>(r.parityNodes());
-            long limit = longestMember(r);
+            long limit = r.codeLength();
             for (Member m : r.members())
                 if (!m.isVirtual())
                     holders.add(m.node());
@@ -112,20 +113,6 @@ public final class VirtualSlotFills
             return a.bytes() > b.bytes();
         int byNode = a.node().compareTo(b.node());
         return byNode != 0 ? byNode < 0 : a.sstable().compareTo(b.sstable()) < 0;
-    }
-
-    /**
-     * The longest member a fill may bring: the stripe's longest real member. Its parity chunks are as long as its
-     * longest member was when they were built (the record's code length is that rounded up to the alignment, which the
-     * parity files do not carry), and a change never shortens them, so this never exceeds them; a longer member would
-     * need a longer code (a re-encode, not a difference).
-     */
-    public static long longestMember(StripeRecord r)
-    {
-        long max = 0;
-        for (Member m : r.members())
-            max = Math.max(max, m.realBytes());
-        return max;
     }
 
     /** The stripe's virtual slots. */

@@ -104,15 +104,18 @@ class WideningIT
 
         List<String> widened = new ArrayList<>();
         for (JsonNode s : done.path("stripes"))
-            if (!s.has("error"))
-                widened.add(s.path("id").asText());
+            for (JsonNode step : s.path("steps"))
+                if ("widened".equals(step.path("step").asText()))
+                    widened.add(s.path("id").asText());
         for (StripeRecord r : LocalClusterScript.stripeRecords(session))
             if (widened.contains(r.id().toString()))
             {
                 assertEquals(StripeState.COMMITTED, r.state(), r.toString());
                 assertEquals(3, r.k(), r.toString());
                 assertEquals(CauchyMatrix.codecId(3, 1), r.codecId(), r.toString());
+                assertTrue(r.members().stream().filter(m -> !m.isVirtual()).count() >= 2, "a widened stripe took a member: " + r);
             }
+        assertEquals(done.path("stripes_widened").asInt(), widened.size());
 
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
         for (int k = 0; k < KEYS; k++)

@@ -220,6 +220,38 @@ class ParityDeltaApplierTest
         }
     }
 
+    /**
+     * A fill with a member longer than the parity (issue 18: the record's code length is the longest member rounded
+     * up; the parity files are as long as the longest member was): the parity grows to the new member's length and
+     * equals a fresh encoding at that length; the old parity's checksums still guard the bytes read from it.
+     */
+    @Test
+    void aLongerNewMemberGrowsTheParityToAFreshEncodingOfItsLength() throws Exception
+    {
+        Random r = new Random(18_2027);
+        byte[][] members = { random(r, 3 * CS + 5), null, random(r, 2 * CS) };
+        int code = 3 * CS + 5;
+        ParityDeltaApplier applier = new ParityDeltaApplier(WINDOW, Clock.SYSTEM);
+        ErasureCoder coder = ErasureCoders.create(K, M);
+        for (int j = 0; j < M; j++)
+        {
+            Path g0 = built(members, j, "grow-p" + j);
+            assertEquals(code, Files.size(g0));
+            byte[] longer = random(r, 5 * CS + 7);
+            Path g1 = tmp.resolve("grow-p" + j + ".g1.parity");
+            ParityBuilder.ParityResult res = applier.apply(coder, 1, g0, Version.absent(), of(longer), g1);
+            assertEquals(longer.length, res.length());
+            assertArrayEquals(expected(new byte[][]{ members[0], longer, members[2] }, j, longer.length), Files.readAllBytes(g1),
+                              "grown parity " + j);
+            assertTrue(ParityBuilder.verify(g1).isPresent());
+            assertArrayEquals(new long[]{ members[0].length, longer.length, members[2].length }, ParitySidecar.read(ParitySidecar.of(g1)).dataLengths());
+            // and removing it again keeps the grown length (the code length of a stripe does not shrink)
+            Path g2 = tmp.resolve("grow-p" + j + ".g2.parity");
+            applier.apply(coder, 1, g1, of(longer), Version.absent(), g2);
+            assertArrayEquals(expected(new byte[][]{ members[0], null, members[2] }, j, longer.length), Files.readAllBytes(g2));
+        }
+    }
+
     @Test
     void aRepeatAfterACompleteResultChangesNothingAndAnIncompleteOneIsRedone() throws Exception
     {
@@ -254,8 +286,6 @@ class ParityDeltaApplierTest
         Path g1 = tmp.resolve("u-p1.g1.parity");
         assertThrows(IllegalArgumentException.class,
                      () -> applier.apply(coder, 0, g0, of(members[1]), Version.absent(), g1), "member 0 is recorded with another length");
-        assertThrows(IllegalArgumentException.class,
-                     () -> applier.apply(coder, 0, g0, of(members[0]), of(random(r, 5 * CS)), g1), "longer than the code length");
         assertThrows(IllegalArgumentException.class, () -> applier.apply(coder, 0, g0, of(members[0]), Version.absent(), g0));
         assertThrows(IllegalArgumentException.class,
                      () -> applier.apply(ErasureCoders.create(4, 2), 0, g0, of(members[0]), Version.absent(), g1), "another codec");

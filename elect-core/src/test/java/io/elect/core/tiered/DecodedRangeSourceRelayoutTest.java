@@ -18,6 +18,7 @@ import io.elect.core.stripes.StripeLayout;
 import io.elect.core.stripes.StripeMemberReader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
@@ -112,12 +113,19 @@ class DecodedRangeSourceRelayoutTest
         src.read(1000, dst);
         assertArrayEquals(expect, dst.array(), "generation 1, member 1 down");
 
-        // a relayout must describe the same member at the same code length
+        // a relayout must describe the same member at the same code length, or a longer one (a longer new member
+        // grew the parity, issue 18), never a shorter one, nor another codec of the same k
         List<String> otherSelf = new ArrayList<>(g1);
         otherSelf.set(0, "mem:elsewhere");
         assertThrows(IllegalArgumentException.class, () -> src.relayout(new StripeLayout(coder.codecId(), 4, 2, after.dataLengths(),
                                                                                           codeLength, otherSelf)));
-        assertThrows(IllegalArgumentException.class, () -> src.relayout(new StripeLayout(coder.codecId(), 4, 2, after.dataLengths(),
-                                                                                          codeLength + 1, g1)));
+        long longest = java.util.Arrays.stream(after.dataLengths()).max().orElse(0);
+        if (longest < codeLength)
+            assertThrows(IllegalArgumentException.class, () -> src.relayout(new StripeLayout(coder.codecId(), 4, 2, after.dataLengths(),
+                                                                                              codeLength - 1, g1)));
+        assertThrows(IllegalArgumentException.class, () -> src.relayout(new StripeLayout("rs-other", 4, 2, after.dataLengths(),
+                                                                                          codeLength, g1)));
+        src.relayout(new StripeLayout(coder.codecId(), 4, 2, after.dataLengths(), codeLength + 1, g1));
+        assertEquals(codeLength + 1, src.stripe().stripeLength());
     }
 }

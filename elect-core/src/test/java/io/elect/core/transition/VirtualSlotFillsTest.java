@@ -44,16 +44,18 @@ class VirtualSlotFillsTest
     }
 
     @Test
-    void holdersOfAChunkLongerCandidatesAndDownNodesNeverFillTheLargestOtherDoes()
+    void holdersOfAChunkCandidatesLongerThanTheCodeAndDownNodesNeverFillTheLargestOtherDoes()
     {
-        StripeRecord s = stripe("a", 128, List.of("n2"), real("n1", "x", 90), Member.virtual()); // longest member 90, code length 128 (aligned)
-        List<Candidate> c = List.of(cand("n1", "member-node", 90), cand("n2", "parity-node", 90), cand("n3", "small", 50),
-                                    cand("n4", "too-long", 101), cand("n4", "longer-than-the-longest-member", 95), cand("n6", "down", 90), cand("n5", "largest", 80));
+        // longest member 90, code length 100 (aligned): a member up to 100 bytes fits (the parity grows to it)
+        StripeRecord s = stripe("a", 100, List.of("n2"), real("n1", "x", 90), Member.virtual());
+        List<Candidate> c = List.of(cand("n1", "member-node", 99), cand("n2", "parity-node", 99), cand("n3", "small", 50),
+                                    cand("n4", "too-long", 101), cand("n6", "down", 99), cand("n5", "largest", 80),
+                                    cand("n5", "grows-the-code", 95));
         List<VirtualSlotFills.Fill> f = VirtualSlotFills.plan(List.of(s), c, RING, 4);
         assertEquals(1, f.size());
         assertEquals(1, f.get(0).slot());
-        assertEquals("largest", f.get(0).candidate().sstable());
-        assertEquals(new Member("n5", "largest", 80), f.get(0).member());
+        assertEquals("grows-the-code", f.get(0).candidate().sstable());
+        assertEquals(new Member("n5", "grows-the-code", 95), f.get(0).member());
     }
 
     @Test

@@ -224,7 +224,8 @@ public final class ChangeMessages
                 locators.add(LocatorMemberReader.zero());
             locators.set(slot, slotLocator);
             locators.addAll(parityLocators);
-            return new StripeLayout(codec, k, current.m(), lengths, current.stripeLength(), locators);
+            // a slot's new member longer than the code grows it (its parity grew the same way: ParityDeltaApplier)
+            return new StripeLayout(codec, k, current.m(), lengths, Math.max(current.stripeLength(), slotLength), locators);
         }
     }
 

@@ -114,6 +114,11 @@ class ChangeMessagesTest
         RelayoutRequest notZero = new RelayoutRequest(T, "00112233445566778899aabbccddeeff", 1, 2, "node:10.0.0.4:7070/d/c-Data.db", 10,
                                                       List.of("node:10.0.0.3:7070/s/x-p0.g1.parity"));
         assertThrows(IllegalArgumentException.class, () -> notZero.apply(stub));
+        // a new member longer than the code grows the layout's code length (its parity grew with it)
+        RelayoutRequest longer = new RelayoutRequest(T, "00112233445566778899aabbccddeeff", 1, 1, "node:10.0.0.2:7070/d/c-Data.db", 20500,
+                                                     List.of("node:10.0.0.3:7070/s/x-p0.g1.parity"));
+        assertEquals(20500, longer.apply(stub).stripeLength());
+        assertEquals(20500, longer.apply(stub).memberLength(1));
     }
 
     @Test
