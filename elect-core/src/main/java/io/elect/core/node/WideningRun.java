@@ -67,6 +67,19 @@ final class WideningRun
             try
             {
                 StripeRecord r = node.store().get(p.id()).orElseThrow(() -> new IllegalStateException("no record"));
+                long codeLength = r.codeLength();
+                if (p.additions().stream().noneMatch(a -> a.bytes() <= codeLength))
+                {
+                    // nothing would fill it: a widening alone would only add virtual slots
+                    for (Addition a : p.additions())
+                    {
+                        skipped++;
+                        steps.add(skippedStep(a, codeLength));
+                    }
+                    s.put("steps", steps);
+                    stripes.add(s);
+                    continue;
+                }
                 if (r.k() < p.toK())
                 {
                     if (!machine.reshape(r, p.toK(), p.toCodec()))
@@ -85,9 +98,7 @@ final class WideningRun
                     if (a.bytes() > r.codeLength())
                     {
                         skipped++;
-                        step.put("step", "skipped");
-                        step.put("reason", "longer than the stripe's code length (" + r.codeLength() + " bytes, its longest member aligned): "
-                                           + "the record's code length does not change (not built)");
+                        step = skippedStep(a, r.codeLength());
                     }
                     else if (machine.fill(r, a.slot(), new Member(a.node(), a.sstable(), a.bytes())))
                     {
@@ -133,5 +144,17 @@ final class WideningRun
         doc.put("millis", millis);
         doc.put("stripes", stripes);
         return Json.write(doc);
+    }
+
+    private static Map<String, Object> skippedStep(Addition a, long codeLength)
+    {
+        Map<String, Object> step = new LinkedHashMap<>();
+        step.put("slot", a.slot());
+        step.put("member", a.node() + "/" + a.sstable());
+        step.put("bytes", a.bytes());
+        step.put("step", "skipped");
+        step.put("reason", "longer than the stripe's code length (" + codeLength + " bytes, its longest member aligned): "
+                           + "the record's code length does not change (not built)");
+        return step;
     }
 }
