@@ -42,16 +42,29 @@ final class WideningReport
 
     static String json(NodeContext node, TransitionService transitions, int targetK)
     {
+        List<Node> ring = liveRing(node);
+        return Json.write(document(node.store(), ring, candidates(node, transitions, ring), targetK, transitions.settings().alignment()));
+    }
+
+    /** The live ring members with their racks, by id (where members and parity may go). */
+    static List<Node> liveRing(NodeContext node)
+    {
         List<Node> ring = new ArrayList<>();
         for (String n : node.ring().liveMembers())
             ring.add(new Node(n, node.ring().rack(n)));
         ring.sort(Comparator.comparing(Node::id));
+        return ring;
+    }
+
+    /** Every live node's transition candidates of every ELECT table (one SNAPSHOT per node and table). */
+    static List<Candidate> candidates(NodeContext node, TransitionService transitions, List<Node> ring)
+    {
         List<TableRef> tables = new ArrayList<>(node.tables().electTables());
         tables.sort(Comparator.comparing(TableRef::toString));
         List<Candidate> candidates = new ArrayList<>();
         for (TableRef table : tables)
             candidates.addAll(candidates(table, transitions.snapshots(table, ring).values()));
-        return Json.write(document(node.store(), ring, candidates, targetK, transitions.settings().alignment()));
+        return candidates;
     }
 
     /** Every snapshot's candidates as planner candidates, named as stripe members name them. */

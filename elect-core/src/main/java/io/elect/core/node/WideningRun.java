@@ -1,7 +1,6 @@
 package io.elect.core.node;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +17,6 @@ import io.elect.core.transition.WideningPlanner;
 import io.elect.core.transition.WideningPlanner.Addition;
 import io.elect.core.transition.WideningPlanner.Outcome;
 import io.elect.core.transition.WideningPlanner.StripePlan;
-import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**
  * {@code electtool widen --to K} (without {@code --dry-run}): carries out the Scale-RS widening plan of the cluster's
@@ -43,15 +41,8 @@ final class WideningRun
     static String apply(NodeContext node, TransitionService transitions, StripeStateMachine machine, int targetK)
     {
         long start = node.clock().nanoTime();
-        List<Node> ring = new ArrayList<>();
-        for (String n : node.ring().liveMembers())
-            ring.add(new Node(n, node.ring().rack(n)));
-        ring.sort(Comparator.comparing(Node::id));
-        List<TableRef> tables = new ArrayList<>(node.tables().electTables());
-        tables.sort(Comparator.comparing(TableRef::toString));
-        List<WideningPlanner.Candidate> candidates = new ArrayList<>();
-        for (TableRef table : tables)
-            candidates.addAll(WideningReport.candidates(table, transitions.snapshots(table, ring).values()));
+        List<Node> ring = WideningReport.liveRing(node);
+        List<WideningPlanner.Candidate> candidates = WideningReport.candidates(node, transitions, ring);
         List<StripeRecord> records = node.store().ready() ? node.store().list() : List.of();
         WideningPlanner.Plan plan = WideningPlanner.plan(records, ring, candidates, targetK, transitions.settings().alignment());
         int reshaped = 0, filled = 0, skipped = 0, failed = 0;

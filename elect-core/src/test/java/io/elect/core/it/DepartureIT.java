@@ -71,16 +71,10 @@ class DepartureIT
     @Test
     void stripesNamingADecommissionedNodeAreRepaired() throws Exception
     {
-        session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
-        session.execute("CREATE TABLE " + KS + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
-                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}");
+        LocalClusterScript.createElectUsertable(session, KS);
         LocalClusterScript.loadUsertable(session, KS, KEYS);
-        for (int i = 1; i <= 4; i++)
-        {
-            assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
-            assertEquals(0, SCRIPT.compact(i, KS).code());
-        }
-        awaitStripes();
+        SCRIPT.flushAndCompact(KS, 4);
+        LocalClusterScript.awaitSettled(0.5);
         int[] before = naming(LEAVING);
         System.out.println("committed stripes naming " + LEAVING + " before it leaves: " + before[0] + " with a data member, "
                            + before[1] + " with parity only");
@@ -161,24 +155,6 @@ class DepartureIT
         Thread.sleep(10_000);
         for (int k = 0; k < KEYS; k += 3)
             check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, "ONE with node 3 down");
-    }
-
-    private static void awaitStripes() throws Exception
-    {
-        long deadline = System.currentTimeMillis() + 600_000;
-        while (System.currentTimeMillis() < deadline)
-        {
-            JsonNode report = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
-            JsonNode stripes = report.get("stripes");
-            if (LocalClusterScript.inFlightStripes(stripes) == 0 && stripes.path("committed").asInt() > 0
-                && report.get("tables").get(0).get("achieved_saving").asDouble() >= 0.5)
-            {
-                System.out.println("storage report: " + report);
-                return;
-            }
-            Thread.sleep(5000);
-        }
-        throw new AssertionError("transitioning did not settle within 10 minutes");
     }
 
     /** Committed stripes naming {@code node}: [with a data member there, with only parity there]. */

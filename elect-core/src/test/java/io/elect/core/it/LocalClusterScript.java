@@ -126,6 +126,48 @@ public final class LocalClusterScript
         }
     }
 
+    /** Keyspace {@code ks} (SimpleStrategy, RF 3) with an ELECT {@code usertable (key, field0, field3)}: 1 MiB SSTables, fanout 4. */
+    public static void createElectUsertable(com.datastax.oss.driver.api.core.CqlSession session, String ks)
+    {
+        session.execute("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
+        session.execute("CREATE TABLE " + ks + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
+                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}");
+    }
+
+    /** {@code nodetool flush} and a major compaction of {@code ks} on nodes 1..n (each must succeed). */
+    public void flushAndCompact(String ks, int nodes) throws Exception
+    {
+        for (int i = 1; i <= nodes; i++)
+        {
+            if (run(180, "nodetool", String.valueOf(i), "flush", ks).code() != 0 || compact(i, ks).code() != 0)
+                throw new AssertionError("flush or compaction of " + ks + " failed on node " + i);
+        }
+    }
+
+    /**
+     * Waits until node 1's storage report shows committed stripes, none in flight, and the first table's saving at
+     * least {@code minSaving}; returns that report. AssertionError after 10 minutes.
+     */
+    public static com.fasterxml.jackson.databind.JsonNode awaitSettled(double minSaving) throws Exception
+    {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        long deadline = System.currentTimeMillis() + 600_000;
+        while (System.currentTimeMillis() < deadline)
+        {
+            com.fasterxml.jackson.databind.JsonNode report =
+                json.readTree((String) jmxAttribute(1, io.elect.core.jmx.ElectNodeMBean.OBJECT_NAME, "StorageJson"));
+            com.fasterxml.jackson.databind.JsonNode stripes = report.get("stripes");
+            if (inFlightStripes(stripes) == 0 && stripes.path("committed").asInt() > 0
+                && report.get("tables").get(0).get("achieved_saving").asDouble() >= minSaving)
+            {
+                System.out.println("storage report: " + report);
+                return report;
+            }
+            Thread.sleep(5000);
+        }
+        throw new AssertionError("transitioning did not settle within 10 minutes");
+    }
+
     /** Every stripe record, decoded (read at the session's default consistency). */
     public static List<io.elect.core.stripes.StripeRecord> stripeRecords(com.datastax.oss.driver.api.core.CqlSession session)
     {

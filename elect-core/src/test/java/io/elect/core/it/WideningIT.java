@@ -68,16 +68,10 @@ class WideningIT
     @Test
     void stripesWidenToThreeDataChunksMovingTheLowerBound() throws Exception
     {
-        session.execute("CREATE KEYSPACE " + KS + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
-        session.execute("CREATE TABLE " + KS + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
-                        + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}");
+        LocalClusterScript.createElectUsertable(session, KS);
         LocalClusterScript.loadUsertable(session, KS, KEYS);
-        for (int i = 1; i <= 4; i++)
-        {
-            assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
-            assertEquals(0, SCRIPT.compact(i, KS).code());
-        }
-        awaitSettled(0.35);
+        SCRIPT.flushAndCompact(KS, 4);
+        LocalClusterScript.awaitSettled(0.35);
 
         Result plan = SCRIPT.runTool(600, "bin/electtool", "-p", "7199", "widen", "--to", "3", "--dry-run", "--json");
         assertEquals(0, plan.code(), plan.output());
@@ -151,24 +145,6 @@ class WideningIT
     {
         String[] lines = out.strip().split("\n");
         return lines[lines.length - 1];
-    }
-
-    private static void awaitSettled(double saving) throws Exception
-    {
-        long deadline = System.currentTimeMillis() + 600_000;
-        while (System.currentTimeMillis() < deadline)
-        {
-            JsonNode report = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
-            JsonNode stripes = report.get("stripes");
-            if (LocalClusterScript.inFlightStripes(stripes) == 0 && stripes.path("committed").asInt() > 0
-                && report.get("tables").get(0).get("achieved_saving").asDouble() >= saving)
-            {
-                System.out.println("storage report: " + report);
-                return;
-            }
-            Thread.sleep(5000);
-        }
-        throw new AssertionError("transitioning did not settle within 10 minutes");
     }
 
     private static void check(Row row, int k, String how)
