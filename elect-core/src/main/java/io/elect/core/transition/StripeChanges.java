@@ -240,9 +240,10 @@ final class StripeChanges
 
     /**
      * A fill's first step: PIN of the new member on its node (frozen under the stripe: it can no longer be compacted
-     * away). The node's definitive refusal (the SSTable is gone, or another stripe took it) abandons the fill: no
-     * earlier attempt can have built anything, since every step after this one needs the pin. Any other failure
-     * (node down, a compaction holding the file) is retried.
+     * away). The node's definitive refusal (the SSTable is gone, or another stripe took it) abandons the fill once
+     * {@link #abandonable} has made sure that no stub of it exists (an earlier attempt that took it and went on can
+     * only have lost it with its node's disk, and then its stubs, if any, make it go forward). Any other failure (node
+     * down, a compaction holding the file) is retried.
      */
     private void take(StripeRecord stripe)
     {
