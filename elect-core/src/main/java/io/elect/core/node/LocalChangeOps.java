@@ -244,7 +244,8 @@ final class LocalChangeOps
         {
             if (!f.isStub() || !req.stripeId().equals(f.frozenTag()))
                 continue;
-            if (f.sidecar().self() == req.slot() && ofPrevious(f.sidecar().stripe().locators().get(req.slot()), previous, removal, req.slotLocator()))
+            if (f.sidecar().self() == req.slot() && ofPrevious(f.sidecar().stripe().locators().get(req.slot()), previous,
+                                                               r.members().get(req.slot()), removal, req.slotLocator()))
             {
                 node.tables().removeStub(t, f.id());
                 removed++;
@@ -278,17 +279,19 @@ final class LocalChangeOps
 
     /**
      * Whether a stub of the changed slot (its data at {@code locator}) serves the change's previous version, which
-     * STUB_RELAYOUT removes: none for a fill or a widening (the slot was virtual), every one for a removal, and for a
+     * STUB_RELAYOUT removes: none for a fill or a widening (the slot was virtual) or a parity move (the member stays),
+     * every one for a removal, and for a
      * replacement the ones naming the previous version's file (on its node, the SSTable id in the file name; another kind
      * of locator: every one but the next version's). Not by
      * "every stub but the next version's locator": the next version may have been restored by a rebuild under another
      * file since its stubs were installed (found by the simulation: its stubs were removed as the previous version's,
      * and its secondaries had purged against them).
      */
-    static boolean ofPrevious(String locator, io.elect.core.stripes.Member previous, boolean removal, String nextLocator)
+    static boolean ofPrevious(String locator, io.elect.core.stripes.Member previous, io.elect.core.stripes.Member next, boolean removal,
+                              String nextLocator)
     {
-        if (previous.isVirtual())
-            return false;
+        if (previous.isVirtual() || previous.equals(next))
+            return false; // a fill or widening (nothing was there), or a parity move (the member stays)
         if (removal)
             return true;
         if (!locator.startsWith(LocatorMemberReader.NODE))
