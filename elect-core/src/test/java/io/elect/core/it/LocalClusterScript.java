@@ -171,8 +171,20 @@ public final class LocalClusterScript
     /** Every stripe record, decoded (read at the session's default consistency). */
     public static List<io.elect.core.stripes.StripeRecord> stripeRecords(com.datastax.oss.driver.api.core.CqlSession session)
     {
+        return stripeRecords(session, null);
+    }
+
+    /**
+     * Every stripe record, read at {@code cl} (null: the session's default). Records are written by compare-and-set at
+     * QUORUM: a read at ONE on a node that missed the last write may see an older version.
+     */
+    public static List<io.elect.core.stripes.StripeRecord> stripeRecords(com.datastax.oss.driver.api.core.CqlSession session,
+                                                                         com.datastax.oss.driver.api.core.ConsistencyLevel cl)
+    {
         List<io.elect.core.stripes.StripeRecord> out = new ArrayList<>();
-        for (com.datastax.oss.driver.api.core.cql.Row row : session.execute("SELECT record FROM elect_system.stripes"))
+        com.datastax.oss.driver.api.core.cql.SimpleStatement select =
+            com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance("SELECT record FROM elect_system.stripes");
+        for (com.datastax.oss.driver.api.core.cql.Row row : session.execute(cl == null ? select : select.setConsistencyLevel(cl)))
         {
             java.nio.ByteBuffer b = row.getByteBuffer("record");
             byte[] bytes = new byte[b.remaining()];
