@@ -129,13 +129,8 @@ public final class StripeStateMachine
     {
         if (expected.state() != StripeState.COMMITTED)
             return false;
-        StripeRecord next = expected.beginFill(slot, member, clockMillis.getAsLong());
-        StripeStore.Outcome o = store.replan(expected, next);
-        if (o == StripeStore.Outcome.CONFLICT)
-            return false;
-        logger.info("stripe {} COMMITTED -> CHANGING ({}): virtual slot {} filled by {}, parity generation {} -> {}", expected.id(), o, slot,
-                    member.descriptor(), expected.parityGeneration(), next.parityGeneration());
-        if (drive(expected.id(), false) != StripeState.COMMITTED)
+        if (!begin(expected, expected.beginFill(slot, member, clockMillis.getAsLong()), "virtual slot " + slot + " filled by " + member.descriptor())
+            || drive(expected.id(), false) != StripeState.COMMITTED)
             return false;
         return current(expected.id()).members().get(slot).equals(member);
     }
@@ -151,13 +146,20 @@ public final class StripeStateMachine
     {
         if (expected.state() != StripeState.COMMITTED)
             return false;
-        StripeRecord next = expected.beginReshape(toK, toCodecId, clockMillis.getAsLong());
+        return begin(expected, expected.beginReshape(toK, toCodecId, clockMillis.getAsLong()),
+                     "widened from k=" + expected.k() + " (" + expected.codecId() + ") to k=" + toK + " (" + toCodecId + ")")
+               && drive(expected.id(), false) == StripeState.COMMITTED && current(expected.id()).k() == toK;
+    }
+
+    /** Records {@code next} (CHANGING) over {@code expected} (COMMITTED); false if someone else moved the stripe. */
+    private boolean begin(StripeRecord expected, StripeRecord next, String what)
+    {
         StripeStore.Outcome o = store.replan(expected, next);
         if (o == StripeStore.Outcome.CONFLICT)
             return false;
-        logger.info("stripe {} COMMITTED -> CHANGING ({}): widened from k={} ({}) to k={} ({}), parity generation {} -> {}", expected.id(), o,
-                    expected.k(), expected.codecId(), toK, toCodecId, expected.parityGeneration(), next.parityGeneration());
-        return drive(expected.id(), false) == StripeState.COMMITTED && current(expected.id()).k() == toK;
+        logger.info("stripe {} COMMITTED -> CHANGING ({}): {}, parity generation {} -> {}", expected.id(), o, what,
+                    expected.parityGeneration(), next.parityGeneration());
+        return true;
     }
 
     private StripeState drive(StripeId id, boolean forwardEarly)
