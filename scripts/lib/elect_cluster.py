@@ -507,6 +507,71 @@ def cmd_replace_node(a):
     cmd_restart_node(a, [f"-Dcassandra.replace_address_first_boot={ip(a.node)}", "-Dcassandra.allow_unsafe_replace=true"])
 
 
+def joining_tokens(existing, num_tokens):
+    """Tokens for a node joining a ring that holds `existing` tokens: the midpoints of the num_tokens widest ranges
+    (the ring wraps from the largest token to the smallest), so the joiner halves the widest ranges."""
+    ring = sorted(existing)
+    span = 2 ** 64
+    gaps = []
+    for k, t in enumerate(ring):
+        nxt = ring[(k + 1) % len(ring)] + (span if k + 1 == len(ring) else 0)
+        gaps.append((nxt - t, t))
+    out = []
+    for width, start in sorted(gaps, key=lambda g: (-g[0], g[1]))[:num_tokens]:
+        mid = start + width // 2
+        out.append(mid - span if mid >= 2 ** 63 else mid)
+    return sorted(out)
+
+
+def cmd_add_node(a):
+    """Node n+1 joins the running cluster by bootstrapping (Cassandra streams it its ranges from the current
+    replicas), with node 1's configuration on its own address and tokens halving the widest ranges."""
+    st = load_state()
+    nodes, _ = running(st)
+    if not nodes:
+        die("no cluster is running (scripts/elect-cluster start)")
+    if NET.name != "loopback" or st.get("tls"):
+        die("add-node supports loopback clusters without --tls only (the joiner would need its own namespace or "
+            "certificate)", 2)
+    i = st["n"] + 1
+    if i > MAX_NODES:
+        die(f"add-node: the cluster has {st['n']} nodes, at most {MAX_NODES} are allowed", 2)
+    if port_open(ip(i), CQL_PORT) or port_open(ip(i), STORAGE_PORT):
+        die(f"{ip(i)} already has a process on port {CQL_PORT} or {STORAGE_PORT}; stop it first")
+    text = open(os.path.join(node_dir(min(nodes)), "cassandra.yaml")).read()
+    existing = []
+    for k in range(1, st["n"] + 1):
+        m = re.search(r"^initial_token:\s*(\S+)", open(os.path.join(node_dir(k), "cassandra.yaml")).read(), re.M)
+        if not m:
+            die(f"node {k}'s cassandra.yaml has no initial_token; add-node needs the tokens of every node")
+        existing += [int(t) for t in m.group(1).strip("'\"").split(",")]
+    num_tokens = int(re.search(r"^num_tokens:\s*(\d+)", text, re.M).group(1))
+    toks = joining_tokens(existing, num_tokens)
+    text = set_yaml(text, "listen_address", ip(i))
+    text = set_yaml(text, "rpc_address", ip(i))
+    text = set_yaml(text, "initial_token", ",".join(str(t) for t in toks))
+    text = set_yaml(text, "auto_bootstrap", "true")  # not a seed (the seeds stay nodes 1..n): it streams its ranges
+    os.makedirs(node_dir(i), exist_ok=True)
+    with open(os.open(os.path.join(node_dir(i), "cassandra.yaml"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write(text)
+    st["n"] = i
+    save_state(st)
+    t0 = time.time()
+    log(f"node {i} joins on {ip(i)} with token(s) {','.join(str(t) for t in toks)}; bootstrapping")
+    p = start_node(st, i, st["heap"])
+    deadline = time.time() + a.timeout
+    while time.time() < deadline:
+        if p.poll() is not None:
+            die(f"node {i} exited with code {p.returncode} while joining; see {node_dir(i)}/logs/system.log")
+        if port_open(ip(i), CQL_PORT):
+            view = ring_view(min(nodes))
+            if view and view.get(ip(i)) == "UN":
+                log(f"node {i} joined (UN) in {time.time() - t0:.1f} s (pid {p.pid})")
+                return
+        time.sleep(2)
+    die(f"node {i} did not join within {a.timeout} s (still bootstrapping? see {node_dir(i)}/logs/system.log)")
+
+
 def cmd_wipe(a):
     nodes, ct = running(load_state())
     if nodes or ct:
@@ -571,6 +636,9 @@ def main():
     s.add_argument("node", type=int)
     s.add_argument("--timeout", type=int, default=300)
     s.set_defaults(fn=cmd_replace_node)
+    s = sub.add_parser("add-node", help="a new node N+1 joins the running cluster by bootstrapping (streams its ranges)")
+    s.add_argument("--timeout", type=int, default=1800)
+    s.set_defaults(fn=cmd_add_node)
     s = sub.add_parser("wipe", help="remove the stopped cluster's data")
     s.set_defaults(fn=cmd_wipe)
     a = p.parse_args()

@@ -112,6 +112,30 @@ public final class CassandraRing implements Ring, PeerLiveness
         return List.copyOf(out);
     }
 
+    /** Token metadata's ring version with its pending changes (joining, leaving and moving nodes). */
+    @Override
+    public long version()
+    {
+        org.apache.cassandra.locator.TokenMetadata tm = StorageService.instance.getTokenMetadata();
+        return ((tm.getRingVersion() * 31 + tm.getLeavingEndpoints().hashCode()) * 31 + tm.getBootstrapTokens().size()) * 31
+               + tm.getMovingEndpoints().size();
+    }
+
+    /** Natural replicas of the span, then this node's pending ranges (TokenMetadata.getPendingRanges) against it. */
+    @Override
+    public boolean willReplicate(String keyspace, String firstToken, String lastToken)
+    {
+        if (replicasOfSpan(keyspace, firstToken, lastToken).contains(self()))
+            return true;
+        Token first = StorageService.instance.getTokenFactory().fromString(firstToken);
+        Token last = StorageService.instance.getTokenFactory().fromString(lastToken);
+        org.apache.cassandra.dht.Bounds<Token> span = new org.apache.cassandra.dht.Bounds<>(first, last);
+        for (Replica r : StorageService.instance.getTokenMetadata().getPendingRanges(keyspace, FBUtilities.getBroadcastAddressAndPort()))
+            if (r.range().intersects(span))
+                return true;
+        return false;
+    }
+
     /** Transport liveness: this node, or a ring member gossip sees up. */
     @Override
     public boolean isAlive(Peer peer)

@@ -54,6 +54,45 @@ public final class CassandraTables implements LocalTables
         this.bridge = bridge;
     }
 
+    /** replicatedShare's answers for the ring version they were computed under (a ring change clears them). */
+    private final Map<String, Double> shares = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile long sharesRingVersion = Long.MIN_VALUE;
+
+    /**
+     * The uncompressed bytes of the file's partitions inside this node's replicated ranges (index lookups,
+     * {@code getPositionsForRanges}, which a stub answers from its real index) over its uncompressed length; cached
+     * per ring version.
+     */
+    @Override
+    public double replicatedShare(TableRef t, TableFile file)
+    {
+        long version = StorageService.instance.getTokenMetadata().getRingVersion();
+        if (version != sharesRingVersion)
+        {
+            shares.clear();
+            sharesRingVersion = version;
+        }
+        String key = t + "/" + file.id();
+        Double cached = shares.get(key);
+        if (cached != null)
+            return cached;
+        SSTableReader r = live(cfs(t), file.id());
+        if (r == null)
+            return 1.0;
+        org.apache.cassandra.locator.RangesAtEndpoint replicas = StorageService.instance.getLocalReplicas(t.keyspace());
+        if (replicas.isEmpty())
+            return 1.0; // not a ring member (yet): nothing to tell
+        List<org.apache.cassandra.dht.Range<org.apache.cassandra.dht.Token>> local =
+            org.apache.cassandra.dht.Range.normalize(replicas.ranges());
+        long in = 0;
+        for (SSTableReader.PartitionPositionBounds b : r.getPositionsForRanges(local))
+            in += b.upperPosition - b.lowerPosition;
+        long total = r.uncompressedLength();
+        double share = total <= 0 ? 1.0 : Math.min(1.0, (double) in / total);
+        shares.put(key, share);
+        return share;
+    }
+
     static ColumnFamilyStore cfs(TableRef t)
     {
         ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(t.keyspace(), t.table());

@@ -17,6 +17,7 @@ import io.elect.core.transport.NettyTransport;
 import io.elect.core.transport.TransportOptions;
 import org.apache.cassandra.exceptions.ConfigurationException;
 import org.apache.cassandra.service.CassandraDaemon;
+import org.apache.cassandra.service.StorageService;
 
 /**
  * The main class of an ELECT node: an unmodified Cassandra daemon with ELECT's configuration loader and
@@ -37,10 +38,11 @@ public final class ElectDaemon
         if (!"17".equals(javaVersion))
             fail("ELECT nodes run on Java 17 (Cassandra 5.0.9 does not start on Java " + javaVersion + "); set JAVA_HOME to a Java 17 JDK");
         ElectConfig validated = null;
+        org.apache.cassandra.config.Config cassandra = null;
         try
         {
             ElectYaml.Split split = ElectConfigurationLoader.load(ElectConfigurationLoader.configUrl());
-            ElectConfigurationLoader.cassandraConfig(split);
+            cassandra = ElectConfigurationLoader.cassandraConfig(split);
             validated = split.config;
             logger.info("ELECT {} starting; elect: {}", ElectVersion.get(), split.config);
         }
@@ -81,6 +83,7 @@ public final class ElectDaemon
             fail("JMX on " + System.getProperty(AddressJmxServer.ADDRESS_PROPERTY) + ":" + System.getProperty(AddressJmxServer.PORT_PROPERTY)
                  + " (--jmx-address, --jmx-port) did not start: " + e.getMessage());
         }
+        JoinSurvey join = JoinSurvey.decide(cassandra); // before StorageService exists: it reads cassandra.write_survey once
         CassandraDaemon.main(args);
         try
         {
@@ -98,6 +101,8 @@ public final class ElectDaemon
             node.start(new ElectNode.Seams(bridge.localTables(), bridge.ring(), store, ElectStateDir.root(),
                                            transport, NodeExecutors.THREADS));
             node.scheduleRounds();
+            if (join != null && StorageService.instance.isSurveyMode())
+                node.completeJoin(() -> joinRing(join));
         }
         catch (IOException | RuntimeException e)
         {
@@ -124,6 +129,24 @@ public final class ElectDaemon
         {
             logger.warn("ELECT cold tier at {} (bucket {}) is not available: {}", config.coldTier.endpoint,
                         config.coldTier.bucket, e.getMessage());
+        }
+    }
+
+    /** Leaves write survey mode once ELECT caught up (JoinSurvey); throws (and is retried) while that cannot be done. */
+    private static void joinRing(JoinSurvey join)
+    {
+        if (StorageService.instance.isBootstrapMode())
+            throw new IllegalStateException("Cassandra's bootstrap streaming has not completed (nodetool bootstrap resume)");
+        try
+        {
+            StorageService.instance.joinRing();
+            if (StorageService.instance.isSurveyMode())
+                throw new IllegalStateException("Cassandra did not leave write survey mode (see its log)");
+            join.finished();
+        }
+        catch (IOException e)
+        {
+            throw new java.io.UncheckedIOException("joining the ring: " + e.getMessage(), e);
         }
     }
 

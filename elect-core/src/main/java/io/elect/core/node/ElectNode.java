@@ -291,6 +291,16 @@ public final class ElectNode implements AutoCloseable
         return rebuilds.start(parallelism, throttleMiBps, stream, keyspace);
     }
 
+    /**
+     * This node bootstrapped in write survey mode (a join with encoded data in the cluster, issue 18): installs the
+     * stubs of the spans it will replicate, purges what they shadow, then runs {@code joinRing}; retried every 30 s
+     * until it succeeds. Progress: {@code electtool rebuild --status}.
+     */
+    public void completeJoin(Runnable joinRing)
+    {
+        rebuilds.startJoin(4, 30_000, joinRing);
+    }
+
     /** {@code electtool verify} on this node (see {@link StripeVerifier}). */
     public String verify() throws IOException
     {

@@ -111,6 +111,17 @@ public interface LocalTables
     List<TableFile> files(TableRef table) throws IOException;
 
     /**
+     * The share (0..1) of a live file's partitions, by uncompressed data bytes, that lie in ranges this node
+     * replicates now. 1 for files of the node's own ranges; less for a stub after a ring change (a bootstrap gave part
+     * of its span to another node, or a joiner's stub spans ranges beyond the ones it took over): the storage report and
+     * the planner count only that share as replicated data a stub stands for (issue 18). The default: 1.
+     */
+    default double replicatedShare(TableRef table, TableFile file)
+    {
+        return 1.0;
+    }
+
+    /**
      * For the frozen files of the table (encoded and offloaded primaries, stubs), by id: the bytes of the data
      * component (as {@link TableFile#dataBytes} counts them) in partitions of which a live unfrozen file of this node
      * holds a newer version. Compaction would have dropped those versions; a frozen file keeps them, so they are cost,

@@ -16,7 +16,8 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
 
 /**
  * The node's periodic maintenance, one pass per transition interval on the maintenance thread
- * ({@link LocalTransitionOps#maintain}): re-purges new files against the stubs, removes stubs whose stripe rolled back
+ * ({@link LocalTransitionOps#maintain}): installs stubs a ring change made this node need ({@link StubCoverage}),
+ * re-purges new files against the stubs, removes stubs whose stripe rolled back
  * or is gone, runs the retire step's exact shadow checks, recalls offloaded primaries that turned hot, and collects
  * the cold tier's garbage (at most every {@value #COLD_GC_INTERVAL_MILLIS} ms per table). Each part logs and skips a
  * table it cannot handle now; the next pass retries. Not thread-safe: one pass at a time (the maintenance thread).
@@ -29,6 +30,7 @@ final class NodeMaintenance
     private final LocalTransitionOps ops;
     private final ColdOffload offload;
     private final MergeMarkers merges;
+    private final StubCoverage coverage;
     /** Per stub (table/id): files already purged against it (in memory: a restart re-examines each once). */
     private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
 
@@ -38,6 +40,7 @@ final class NodeMaintenance
         this.ops = ops;
         this.offload = offload;
         this.merges = merges;
+        this.coverage = new StubCoverage(node, ops);
     }
 
     /**
@@ -48,6 +51,7 @@ final class NodeMaintenance
      */
     void run()
     {
+        coverage.run(); // before the re-purge: a stub it installs purges the copies it shadows in this pass
         Set<String> liveStubs = new HashSet<>();
         java.util.Map<String, StripeState> states = new java.util.HashMap<>();
         for (TableRef t : node.tables().electTables())
@@ -68,7 +72,7 @@ final class NodeMaintenance
             {
                 if (!stub.isStub())
                     continue;
-                if (stub.frozenTag() != null && danglingStub(t, stub, states))
+                if (stub.frozenTag() != null && (danglingStub(t, stub, states) || strayStub(t, stub, states)))
                     continue;
                 if (!ops.purgeAllowed(stub, states))
                     continue;
@@ -225,6 +229,32 @@ final class NodeMaintenance
             {
                 logger.warn("cold-tier garbage collection of {} failed (retried later): {}", t, e.toString());
             }
+        }
+    }
+
+    /**
+     * Removes a stub of a COMMITTED stripe (no change under way) none of whose partitions lie in ranges this node
+     * replicates or is about to replicate (a ring change gave its span to other nodes, issue 18): it serves no read
+     * here, and every node that replicates the span holds its own stub (a joiner installs them before it joins). Its
+     * data is the member's, on the member's node: nothing is lost. Returns whether it did.
+     */
+    private boolean strayStub(TableRef t, TableFile stub, java.util.Map<String, StripeState> states)
+    {
+        try
+        {
+            if (stub.firstToken() == null || stub.lastToken() == null || !node.store().ready()
+                || states.computeIfAbsent(stub.frozenTag(), ops::stripeStateOrGone) != StripeState.COMMITTED
+                || node.tables().replicatedShare(t, stub) > 0 || node.ring().willReplicate(t.keyspace(), stub.firstToken(), stub.lastToken()))
+                return false;
+            node.tables().removeStub(t, stub.id());
+            logger.info("stub {} of {} (stripe {}) removed: this node no longer replicates any of its span [{}, {}]", stub.id(), t,
+                        stub.frozenTag(), stub.firstToken(), stub.lastToken());
+            return true;
+        }
+        catch (IOException | RuntimeException e)
+        {
+            logger.warn("cannot remove the stray stub {} of {} (retried next time): {}", stub.id(), t, e.toString());
+            return false;
         }
     }
 

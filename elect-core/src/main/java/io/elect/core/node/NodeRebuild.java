@@ -46,6 +46,12 @@ import io.elect.core.util.ChecksummedTextFile;
  *     (components from another secondary's stub) and purges the streamed copies it shadows;</li>
  * <li><b>purge</b>: streamed copies shadowed by the restored primaries are purged against them.</li>
  * </ol>
+ * <p>The same steps without primaries, parity and streaming are a joining node's <b>catch-up</b> ({@code join} mode,
+ * issue 18): Cassandra's bootstrap streamed it its ranges, but tiered SSTables (stubs, COLD members) are left out of
+ * every outgoing stream, so the rows of encoded members reach it only as stubs. The node waits in write survey mode
+ * (streamed, taking writes, serving no reads) until every member of another node whose span it will replicate
+ * ({@link Ring#willReplicate}, pending ranges included) has its stub here and the streamed copies they shadow are
+ * purged; then it joins the ring ({@link NodeRebuilds#startJoin}).
  * Resumable: each finished step is appended to {@code <state>/rebuild/progress.txt} (checksummed) and skipped
  * by a later run; a finished rebuild is recorded too, and the next {@code start} begins afresh. While a rebuild runs,
  * this node refuses SNAPSHOT, so no transitioning round plans against its partial data. Stripe records keep naming
@@ -65,6 +71,10 @@ final class NodeRebuild
     private final int parallelism;
     private final RateLimiter throttle;
     private final boolean stream;
+    /** Join catch-up (no primaries, parity or streaming; stubs for the spans this node will replicate). */
+    private final boolean join;
+    /** "rebuild" or "join catch-up", for log lines. */
+    private final String what;
     /** Only this keyspace's stripes and streams; null: every keyspace. */
     private final String keyspace;
     private final String me;
@@ -84,6 +94,13 @@ final class NodeRebuild
 
     NodeRebuild(LocalTransitionOps ops, int parallelism, double throttleMiBps, boolean stream, String keyspace) throws IOException
     {
+        this(ops, parallelism, throttleMiBps, stream, keyspace, false);
+    }
+
+    NodeRebuild(LocalTransitionOps ops, int parallelism, double throttleMiBps, boolean stream, String keyspace, boolean join) throws IOException
+    {
+        this.join = join;
+        this.what = join ? "join catch-up" : "rebuild";
         this.ops = ops;
         this.node = ops.node();
         if (keyspace != null && !node.tables().keyspaceExists(keyspace))
@@ -98,7 +115,7 @@ final class NodeRebuild
         this.stream = stream;
         this.me = node.self();
         this.startedAt = node.clock().millis();
-        this.progressFile = node.stateDir().resolve("rebuild").resolve("progress.txt");
+        this.progressFile = node.stateDir().resolve(join ? "join" : "rebuild").resolve("progress.txt");
         Files.createDirectories(progressFile.getParent());
         List<String> before = ChecksummedTextFile.read(progressFile, MAGIC, VERSION, NodeRebuild::corrupt).orElse(List.of());
         if (!before.contains("complete"))
@@ -155,7 +172,7 @@ final class NodeRebuild
     {
         try
         {
-            logger.info("rebuild of {} started (keyspace {}, parallelism {}, throttle {}, streaming {}, {} steps already done)", me,
+            logger.info("{} of {} started (keyspace {}, parallelism {}, throttle {}, streaming {}, {} steps already done)", what, me,
                         keyspace == null ? "(all)" : keyspace, parallelism,
                         throttle == null ? "off" : String.format("%.1f MiB/s", throttle.getRate() / (1 << 20)), stream, done.size());
             List<StripeRecord> stripes = new ArrayList<>();
@@ -180,7 +197,9 @@ final class NodeRebuild
                         continue;
                     int index = i;
                     TableRef table = RemoteStripeParticipant.tableOf(mem.sstable());
-                    if (mem.node().equals(me))
+                    if (mem.node().equals(me) && join)
+                        namedHere(r);
+                    else if (mem.node().equals(me))
                         primaries.add(step("primary/" + r.id() + "/" + i, mem.realBytes(), () -> primary(table, r, index, restore)));
                     else
                         stubs.add(step("stub/" + r.id() + "/" + i, 0, () -> stub(table, r, index, restore)));
@@ -189,6 +208,11 @@ final class NodeRebuild
                 {
                     if (!r.parityNodes().get(j).equals(me))
                         continue;
+                    if (join)
+                    {
+                        namedHere(r);
+                        continue;
+                    }
                     int index = j;
                     TableRef table = RemoteStripeParticipant.tableOf(firstReal(r).sstable());
                     parities.add(step("parity/" + r.id() + "/" + j, r.codeLength(), () -> restore.parity(table, r, index)));
@@ -229,14 +253,15 @@ final class NodeRebuild
             phase = "done";
             endedAt = node.clock().millis();
             state = "done";
-            logger.info("rebuild of {} done in {} ms: {}", me, node.clock().millis() - startedAt, statusJson());
+            logger.info("{} of {} done in {} ms: {}", what, me, node.clock().millis() - startedAt, statusJson());
         }
         catch (Throwable t)
         {
             error = t.toString();
             endedAt = node.clock().millis();
             state = "failed";
-            logger.error("rebuild of {} failed in phase {} (run electtool rebuild again to resume): {}", me, phase, t.toString(), t);
+            logger.error("{} of {} failed in phase {} ({}): {}", what, me, phase,
+                         join ? "retried; the node stays out of the ring until it succeeds" : "run electtool rebuild again to resume", t.toString(), t);
         }
         finally
         {
@@ -427,11 +452,24 @@ final class NodeRebuild
             throw new IOException("no live node holds a stub of member " + i + " of stripe " + r.id() + " (" + table
                                   + ") to copy: its other secondaries are down or unreachable; run the rebuild again");
         }
-        // every ring range inside the member's span (vnodes): the same rule the stubbing used (LocalTransitionOps.stub)
-        if (!node.ring().replicasOfSpan(table.keyspace(), status.firstToken(), status.lastToken()).contains(me))
+        // every ring range inside the member's span (vnodes): the same rule the stubbing used (LocalTransitionOps.stub),
+        // plus the ranges this node takes over in a ring change under way (a joining node's pending ranges)
+        if (!node.ring().willReplicate(table.keyspace(), status.firstToken(), status.lastToken()))
             return;
         ops.stubInstall(status.stub()); // purged against every stub at once in the purge phase
         count("stubs_installed");
+    }
+
+    /**
+     * A joining node named by a stripe: its address was a member's or a parity node's before (a node that left and
+     * came back with the same address, whose files are gone). Not restored here: the departure repair of the
+     * coordinator does not see this address as gone any more, so such a stripe needs {@code electtool rebuild}.
+     */
+    private void namedHere(StripeRecord r)
+    {
+        count("stripes_naming_this_address");
+        logger.warn("{} of {}: stripe {} names this node's address (a node that left and joined again?); not restored by the join, "
+                    + "run electtool rebuild after it", what, me, r.id());
     }
 
     private static Member firstReal(StripeRecord r)

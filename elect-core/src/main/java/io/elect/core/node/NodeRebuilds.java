@@ -12,6 +12,7 @@ import io.elect.core.config.Json;
  */
 public final class NodeRebuilds
 {
+    private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(NodeRebuilds.class);
     private final AtomicReference<NodeRebuild> current = new AtomicReference<>();
     private LocalTransitionOps ops;
 
@@ -42,6 +43,67 @@ public final class NodeRebuilds
         String first = r.statusJson();
         ops.node().executors().start("rebuild", r::run);
         return first;
+    }
+
+    /**
+     * A joining node's catch-up (issue 18; {@link NodeRebuild} in join mode) on the node's executors, retried every
+     * {@code retryMillis} until it succeeds, then {@code joinRing} (Cassandra leaves write survey mode and the node
+     * joins the ring). Its status is the rebuild status ({@code electtool rebuild --status}).
+     */
+    public synchronized void startJoin(int parallelism, long retryMillis, Runnable joinRing)
+    {
+        if (ops == null)
+            throw new IllegalStateException("ELECT services are not running on this node (see its log)");
+        ops.node().executors().start("join-catch-up", () -> {
+            long start = ops.node().clock().millis();
+            for (int attempt = 1; ; attempt++)
+            {
+                NodeRebuild r;
+                try
+                {
+                    r = new NodeRebuild(ops, parallelism, 0, false, null, true);
+                }
+                catch (IOException e)
+                {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                current.set(r);
+                r.run();
+                if (r.state().equals("done"))
+                {
+                    try
+                    {
+                        joinRing.run();
+                    }
+                    catch (RuntimeException e)
+                    {
+                        logger.warn("{} caught up but could not join the ring (retried in {} ms): {}", ops.node().self(), retryMillis, e.getMessage());
+                        if (!sleep(retryMillis))
+                            return;
+                        continue;
+                    }
+                    logger.info("{} joined the ring after its catch-up ({} attempt(s), {} ms): {}", ops.node().self(), attempt,
+                                          ops.node().clock().millis() - start, r.counts());
+                    return;
+                }
+                if (!sleep(retryMillis))
+                    return;
+            }
+        });
+    }
+
+    private boolean sleep(long millis)
+    {
+        try
+        {
+            ops.node().clock().sleep(millis);
+            return true;
+        }
+        catch (InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Waits until the current rebuild (if any) ends or maxWaitMillis pass; returns {@link #status()}. */

@@ -83,7 +83,8 @@ final class NodeSnapshots
             if (f.source() == LocalTables.Source.DECODED)
             {
                 stubs += f.bytesOnDisk();
-                replaced += f.bytesOnDisk() + f.dataBytes();
+                // the replicated rows it stands for: after a ring change, only those in ranges this node still replicates
+                replaced += Math.round((f.bytesOnDisk() + f.dataBytes()) * node.tables().replicatedShare(t, f));
                 continue;
             }
             if (f.source() == LocalTables.Source.COLD)

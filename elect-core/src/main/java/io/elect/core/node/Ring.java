@@ -39,6 +39,27 @@ public interface Ring
     }
 
     /**
+     * Whether this node replicates some token in {@code [firstToken, lastToken]} of the keyspace now, or will once the
+     * ring changes under way settle: a range it takes over (it is bootstrapping, or another node leaves or moves) is
+     * pending for it. A joining node installs stubs for such spans before it serves reads (issue 18). The default
+     * knows no pending changes.
+     */
+    default boolean willReplicate(String keyspace, String firstToken, String lastToken)
+    {
+        return replicasOfSpan(keyspace, firstToken, lastToken).contains(self());
+    }
+
+    /**
+     * Changes whenever ring membership, tokens or pending changes (joining, leaving, moving nodes) change; equal
+     * values mean nothing changed in between (a hash may repeat after many changes: a cache keyed on it is refreshed
+     * by other means too). The default: the members.
+     */
+    default long version()
+    {
+        return members().hashCode();
+    }
+
+    /**
      * Whether a node (named by a stripe record) has left the ring: decommissioned or removed, so its files are gone
      * for good (issue 18). Never true for a member, up or down. The default: not a member.
      */

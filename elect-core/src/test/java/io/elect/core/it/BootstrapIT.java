@@ -1,0 +1,158 @@
+package io.elect.core.it;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import io.elect.core.it.LocalClusterScript.Result;
+import io.elect.core.jmx.ElectNodeMBean;
+import io.elect.core.stripes.StripeRecord;
+import io.elect.core.stripes.StripeState;
+
+import static io.elect.core.it.TransitioningIT.key;
+import static io.elect.core.it.TransitioningIT.value;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A node joins a cluster holding encoded data (issue 18 item 1, docs/design/topology.md "Bootstrap"): a real 3-node
+ * cluster (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on) encodes an ELECT table, then node 4 bootstraps
+ * ({@code scripts/elect-cluster add-node}: Cassandra streams it its ranges from the current replicas). Afterwards
+ * every key reads back at ONE and ALL, {@code electtool verify} passes on the four nodes, every committed stripe
+ * has its chunks on distinct nodes, the saving returns to within 2 points of alpha, and every third key reads at ONE
+ * with node 3 killed.
+ *
+ * <p>Not part of {@code scripts/elect test} (a bootstrap adds minutes to CI): run it with
+ * {@code mvn -pl elect-core -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=BootstrapIT
+ * -Dfailsafe.failIfNoSpecifiedTests=false -Delect.it.bootstrap=true}.
+ */
+@EnabledIfSystemProperty(named = "elect.it.bootstrap", matches = "true")
+class BootstrapIT
+{
+    private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-bootstrap-run");
+    private static final int KEYS = Integer.getInteger("elect.it.bootstrap.keys", 24000);
+    private static final String KS = "elect_bootstrap_it";
+    private static final double ALPHA = 0.6;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static CqlSession session;
+
+    @BeforeAll
+    static void startCluster() throws Exception
+    {
+        Result r = SCRIPT.startTransitioning(3);
+        assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
+        session = LocalClusterScript.session(LocalClusterScript.loopback(3));
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception
+    {
+        if (session != null)
+            session.close();
+        SCRIPT.run(300, "stop");
+    }
+
+    @Test
+    void aNodeJoinsAClusterWithEncodedData() throws Exception
+    {
+        LocalClusterScript.createElectUsertable(session, KS);
+        LocalClusterScript.loadUsertable(session, KS, KEYS);
+        SCRIPT.flushAndCompact(KS, 3);
+        JsonNode before = LocalClusterScript.awaitSettled(ALPHA - 0.1);
+        int committedBefore = before.path("stripes").path("committed").asInt();
+
+        long t0 = System.currentTimeMillis();
+        Result joined = SCRIPT.run(1800, "add-node");
+        assertEquals(0, joined.code(), "add-node: " + joined.output());
+        long joinMs = System.currentTimeMillis() - t0;
+        JsonNode after = storage();
+        System.out.println("node 4 joined in " + joinMs + " ms; saving before " + saving(before) + ", right after the join "
+                           + saving(after) + "; storage report: " + after);
+
+        // the joiner waited in write survey mode for the stubs of the encoded rows it replicates (JoinSurvey)
+        String log4 = java.nio.file.Files.readString(SCRIPT.runDir().resolve("cluster/node4/logs/system.log"));
+        java.util.regex.Matcher joined4 = java.util.regex.Pattern.compile("joined the ring after its catch-up \\(.*\\): \\{(.*)\\}").matcher(log4);
+        assertTrue(joined4.find(), "node 4 logged its catch-up and join");
+        System.out.println("node 4's catch-up: " + joined4.group(0));
+        java.util.regex.Matcher stubs = java.util.regex.Pattern.compile("stubs_installed=(\\d+)").matcher(joined4.group(1));
+        assertTrue(stubs.find() && Integer.parseInt(stubs.group(1)) > 0, "node 4 installed stubs before joining: " + joined4.group(1));
+
+        PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
+        for (int k = 0; k < KEYS; k++)
+            for (ConsistencyLevel cl : List.of(ConsistencyLevel.ONE, ConsistencyLevel.ALL))
+                check(session.execute(get.bind(key(k)).setConsistencyLevel(cl)).one(), k, cl + " after node 4 joined");
+
+        // the joiner's streamed copies are replicated data until transitioning encodes them again
+        SCRIPT.flushAndCompact(KS, 4);
+        long deadline = System.currentTimeMillis() + 900_000;
+        JsonNode now = storage();
+        while ((Math.abs(saving(now) - ALPHA) > 0.02 || LocalClusterScript.inFlightStripes(now.path("stripes")) > 0)
+               && System.currentTimeMillis() < deadline)
+        {
+            Thread.sleep(5000);
+            now = storage();
+        }
+        long backMs = System.currentTimeMillis() - t0;
+        System.out.println("saving " + saving(now) + " " + backMs / 1000 + " s after the join began (alpha " + ALPHA + "); "
+                           + "stripes committed before " + committedBefore + ", now " + now.path("stripes"));
+        assertEquals(ALPHA, saving(now), 0.02, "the saving returns to within 2 points of alpha: " + now);
+
+        // stubs of spans a node no longer replicates at all are removed by its maintenance (stray stubs)
+        int stray = 0;
+        for (int i = 1; i <= 3; i++)
+            stray += (int) java.nio.file.Files.readString(SCRIPT.runDir().resolve("cluster/node" + i + "/logs/system.log")).lines()
+                                             .filter(l -> l.contains("no longer replicates any of its span")).count();
+        System.out.println("stray stubs removed on nodes 1-3: " + stray);
+        assertTrue(stray > 0, "the node that lost a range to node 4 removed its stubs of that range");
+
+        for (StripeRecord r : LocalClusterScript.stripeRecords(session, ConsistencyLevel.QUORUM))
+        {
+            if (r.state() != StripeState.COMMITTED)
+                continue;
+            Set<String> nodes = new HashSet<>(r.parityNodes());
+            r.members().stream().filter(m -> !m.isVirtual()).forEach(m -> assertTrue(nodes.add(m.node()),
+                "stripe " + r.id() + " holds two chunks on " + m.node()));
+        }
+        for (int i = 1; i <= 4; i++)
+        {
+            Result verify = SCRIPT.runTool(900, "bin/electtool", "-p", String.valueOf(7099 + 100 * i), "verify", "--json");
+            assertEquals(0, verify.code(), "electtool verify on node " + i + ": " + verify.output());
+        }
+        for (int k = 0; k < KEYS; k += 7)
+            check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ALL)).one(), k, "ALL after re-encoding");
+        // one failure is still survivable: every third key at ONE with node 3 down
+        assertEquals(0, SCRIPT.run(180, "kill", "--hard", "3").code());
+        Thread.sleep(10_000);
+        for (int k = 0; k < KEYS; k += 3)
+            check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, "ONE with node 3 down");
+    }
+
+    private static JsonNode storage() throws Exception
+    {
+        return JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
+    }
+
+    private static double saving(JsonNode report)
+    {
+        return report.path("tables").path(0).path("achieved_saving").asDouble();
+    }
+
+    private static void check(Row row, int k, String how)
+    {
+        assertNotNull(row, "key " + key(k) + " readable (" + how + ")");
+        assertEquals(value(k, 0, 0), row.getString(0), "key " + key(k) + " field0 (" + how + ")");
+        assertEquals(value(k, 0, 3), row.getString(1), "key " + key(k) + " field3 (" + how + ")");
+    }
+}
