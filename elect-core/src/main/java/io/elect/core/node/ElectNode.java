@@ -41,6 +41,7 @@ public final class ElectNode implements AutoCloseable
     private volatile Started started;
     private ScheduledExecutorService scheduler;
     private ScheduledExecutorService warmScheduler;
+    private ScheduledExecutorService coverageScheduler;
 
     /** The storage engine's and the cluster's seams a node starts over. */
     public record Seams(LocalTables tables, Ring ring, StripeStore store, Path stateDir, Transport transport, NodeExecutors executors)
@@ -168,6 +169,21 @@ public final class ElectNode implements AutoCloseable
                 logger.warn("ELECT warming failed: {}", t.toString(), t);
             }
         }, 1, 1, TimeUnit.SECONDS);
+        coverageScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "elect-stub-coverage");
+            t.setDaemon(true);
+            return t;
+        });
+        coverageScheduler.scheduleWithFixedDelay(() -> {
+            try
+            {
+                requireStarted().ops().coverStubs();
+            }
+            catch (Throwable t)
+            {
+                logger.warn("ELECT stub coverage failed: {}", t.toString(), t);
+            }
+        }, 5, 5, TimeUnit.SECONDS);
         if (config.erasureCodingEnabled)
             scheduler.scheduleWithFixedDelay(this::roundSafely, every, every, TimeUnit.SECONDS);
         logger.info("ELECT transitioning scheduled every {} s{}", every,
@@ -323,6 +339,9 @@ public final class ElectNode implements AutoCloseable
         if (warmScheduler != null)
             warmScheduler.shutdownNow();
         warmScheduler = null;
+        if (coverageScheduler != null)
+            coverageScheduler.shutdownNow();
+        coverageScheduler = null;
         Started s = started;
         if (s != null)
             s.context().transport().close();

@@ -68,6 +68,7 @@ public final class LocalTransitionOps
     private final NodeSnapshots snapshots;
     private final NodeRebuilds rebuilds;
     private final NodeMaintenance maintenance;
+    private final StubCoverage coverage;
 
     LocalTransitionOps(NodeContext node, NodeRebuilds rebuilds)
     {
@@ -78,6 +79,7 @@ public final class LocalTransitionOps
         // a merge's next version, not named by a record yet, stays LOCAL: the change flow reads it by its id
         this.offload = new ColdOffload(node, (t, id) -> isPinned(t, id) || merges.isNextVersion(t, id), snapshots::readRate);
         this.maintenance = new NodeMaintenance(node, this, offload, merges);
+        this.coverage = new StubCoverage(node, this);
     }
 
     /** This node's snapshot of the table (as SNAPSHOT returns it). */
@@ -521,6 +523,19 @@ public final class LocalTransitionOps
     }
 
     // ------------------------------------------------------------------ maintenance
+
+    /**
+     * Installs the stubs a ring change made this node need ({@link StubCoverage}); cheap when the ring did not change.
+     * Run by every maintenance pass and, so that a node taking over ranges from a leaving one has its stubs before the
+     * leaving node is gone (Cassandra's LEAVING phase lasts about twice ring_delay), every 5 s on its own thread.
+     */
+    public int coverStubs()
+    {
+        synchronized (coverage)
+        {
+            return coverage.run();
+        }
+    }
 
     /** One pass of the node's periodic maintenance (see {@link NodeMaintenance}). */
     public void maintain()

@@ -30,7 +30,6 @@ final class NodeMaintenance
     private final LocalTransitionOps ops;
     private final ColdOffload offload;
     private final MergeMarkers merges;
-    private final StubCoverage coverage;
     /** Per stub (table/id): files already purged against it (in memory: a restart re-examines each once). */
     private final Map<String, Set<String>> examined = new ConcurrentHashMap<>();
 
@@ -40,7 +39,6 @@ final class NodeMaintenance
         this.ops = ops;
         this.offload = offload;
         this.merges = merges;
-        this.coverage = new StubCoverage(node, ops);
     }
 
     /**
@@ -51,7 +49,7 @@ final class NodeMaintenance
      */
     void run()
     {
-        coverage.run(); // before the re-purge: a stub it installs purges the copies it shadows in this pass
+        ops.coverStubs(); // before the re-purge: a stub it installs purges the copies it shadows in this pass
         Set<String> liveStubs = new HashSet<>();
         java.util.Map<String, StripeState> states = new java.util.HashMap<>();
         for (TableRef t : node.tables().electTables())

@@ -135,6 +135,12 @@ class DepartureIT
         assertEquals(0, after.path("stripes_naming_departed_nodes").size(), after.toString());
         assertTrue(kinds.values().stream().mapToInt(Integer::intValue).sum() > 0, "the coordinator logged its repairs");
 
+        int covered = 0;
+        for (int i = 1; i <= 3; i++)
+            covered += (int) Files.readString(SCRIPT.runDir().resolve("cluster/node" + i + "/logs/system.log")).lines()
+                                  .filter(l -> l.contains("after a ring change")).count();
+        System.out.println("stubs installed by stub coverage on nodes 1-3 (ranges taken over from node 4): " + covered);
+
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
         for (int k = 0; k < KEYS; k++)
             for (ConsistencyLevel cl : List.of(ConsistencyLevel.ONE, ConsistencyLevel.ALL))
