@@ -24,7 +24,9 @@ import io.elect.core.transition.wire.TransitionMessages.TableRef;
  * another node in a COMMITTED stripe without a stub here is looked up (its span comes with another node's stub,
  * {@link MemberRestore#findStub}); where {@link Ring#willReplicate} says so, the stub is installed, and the
  * maintenance's re-purge then drops the local copies it shadows, as for any new stub. A member with no live stub
- * source is retried at the next pass. Not thread-safe: the maintenance thread only.
+ * source is retried at the next pass. Metrics: {@code Transitioning.StubCoverageStubs} and
+ * {@code Transitioning.StubCoverageBytes} (stub component bytes copied). Not thread-safe: callers serialize
+ * ({@link LocalTransitionOps#coverStubs}).
  */
 final class StubCoverage
 {
@@ -92,6 +94,11 @@ final class StubCoverage
                     ops.stubInstall(s.stub());
                     have.remove(t);
                     installed++;
+                    long bytes = 0;
+                    for (io.elect.core.transition.wire.TransitionMessages.ComponentRef c : s.stub().components())
+                        bytes += c.length();
+                    node.metrics().counter("Transitioning", "StubCoverageStubs", null).inc();
+                    node.metrics().counter("Transitioning", "StubCoverageBytes", null).inc(bytes);
                     logger.info("stub of member {} of stripe {} ({}, on {}) installed: this node replicates part of its span [{}, {}] "
                                 + "after a ring change ({} ms)", i, r.id(), t, m.node(), s.firstToken(), s.lastToken(),
                                 node.clock().millisSince(start));
