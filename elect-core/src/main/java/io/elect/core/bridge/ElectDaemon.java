@@ -106,7 +106,9 @@ public final class ElectDaemon
         }
         catch (IOException | RuntimeException e)
         {
-            logger.error("ELECT services did not start; this node serves reads and writes but takes no part in stripes", e);
+            logger.error("ELECT services did not start; this node serves reads and writes but takes no part in stripes"
+                         + (join != null ? "; it bootstrapped in write survey mode and stays out of the ring until ELECT starts "
+                                           + "(fix and restart it; `nodetool join` would join without the stubs of encoded data)" : ""), e);
         }
         logger.info("ELECT {} node started", ElectVersion.get());
     }
