@@ -63,9 +63,13 @@ public final class NodeRebuilds
                 {
                     r = new NodeRebuild(ops, parallelism, 0, false, null, true);
                 }
-                catch (IOException e)
+                catch (IOException | RuntimeException e)
                 {
-                    throw new java.io.UncheckedIOException(e);
+                    // e.g. a corrupt join/progress.txt (the message names it); the node stays out of the ring meanwhile
+                    logger.warn("{}: the join catch-up cannot start (retried in {} ms): {}", ops.node().self(), retryMillis, e.toString());
+                    if (!sleep(retryMillis))
+                        return;
+                    continue;
                 }
                 current.set(r);
                 r.run();
@@ -83,7 +87,7 @@ public final class NodeRebuilds
                         continue;
                     }
                     logger.info("{} joined the ring after its catch-up ({} attempt(s), {} ms): {}", ops.node().self(), attempt,
-                                          ops.node().clock().millis() - start, r.counts());
+                                ops.node().clock().millis() - start, r.counts());
                     return;
                 }
                 if (!sleep(retryMillis))
