@@ -138,56 +138,50 @@ public final class ElectNode implements AutoCloseable
     /**
      * Production scheduling: stub maintenance and (with erasure coding enabled) transitioning rounds every
      * {@code transition_interval_seconds}, on one daemon thread; warming of down peers' hot chunks
-     * ({@link DegradedWarmer}) every second on another.
+     * ({@link DegradedWarmer}) every second on another; stub coverage ({@link StubCoverage}) every 5 s on a third.
      */
     public synchronized void scheduleRounds()
     {
         Started s = requireStarted();
         if (scheduler != null)
             return;
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "elect-transition");
-            t.setDaemon(true);
-            return t;
-        });
+        scheduler = daemonScheduler("elect-transition");
         long every = config.transitionIntervalSeconds;
         scheduler.scheduleWithFixedDelay(this::maintainSafely, every, every, TimeUnit.SECONDS);
         // Warming polls liveness every second on its own thread (a round may run for minutes).
         DegradedWarmer warmer = DegradedWarmer.standard(tiered, s.context().transport().liveness(), clock, metrics);
-        warmScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "elect-warm");
-            t.setDaemon(true);
-            return t;
-        });
-        warmScheduler.scheduleWithFixedDelay(() -> {
-            try
-            {
-                warmer.poll();
-            }
-            catch (Throwable t)
-            {
-                logger.warn("ELECT warming failed: {}", t.toString(), t);
-            }
-        }, 1, 1, TimeUnit.SECONDS);
-        coverageScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "elect-stub-coverage");
-            t.setDaemon(true);
-            return t;
-        });
-        coverageScheduler.scheduleWithFixedDelay(() -> {
-            try
-            {
-                requireStarted().ops().coverStubs();
-            }
-            catch (Throwable t)
-            {
-                logger.warn("ELECT stub coverage failed: {}", t.toString(), t);
-            }
-        }, 5, 5, TimeUnit.SECONDS);
+        warmScheduler = daemonScheduler("elect-warm");
+        warmScheduler.scheduleWithFixedDelay(() -> logged("warming", warmer::poll), 1, 1, TimeUnit.SECONDS);
+        // Stub coverage (StubCoverage) every 5 s on its own thread: a ring change must not wait for a round.
+        coverageScheduler = daemonScheduler("elect-stub-coverage");
+        coverageScheduler.scheduleWithFixedDelay(() -> logged("stub coverage", () -> requireStarted().ops().coverStubs()),
+                                                 5, 5, TimeUnit.SECONDS);
         if (config.erasureCodingEnabled)
             scheduler.scheduleWithFixedDelay(this::roundSafely, every, every, TimeUnit.SECONDS);
         logger.info("ELECT transitioning scheduled every {} s{}", every,
                     config.erasureCodingEnabled ? "" : " (erasure coding disabled: stub maintenance only, no rounds)");
+    }
+
+    private static ScheduledExecutorService daemonScheduler(String threadName)
+    {
+        return Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Runs a periodic task; a failure is logged (the next period runs it again). */
+    private static void logged(String what, Runnable task)
+    {
+        try
+        {
+            task.run();
+        }
+        catch (Throwable t)
+        {
+            logger.warn("ELECT {} failed: {}", what, t.toString(), t);
+        }
     }
 
     private void maintainSafely()
