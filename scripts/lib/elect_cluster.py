@@ -559,6 +559,9 @@ def cmd_add_node(a):
     t0 = time.time()
     log(f"node {i} joins on {ip(i)} with token(s) {','.join(str(t) for t in toks)}; bootstrapping")
     p = start_node(st, i, st["heap"])
+    if a.no_wait:
+        log(f"node {i} started (pid {p.pid}); not waiting for it to join (--no-wait)")
+        return
     deadline = time.time() + a.timeout
     while time.time() < deadline:
         if p.poll() is not None:
@@ -638,6 +641,7 @@ def main():
     s.set_defaults(fn=cmd_replace_node)
     s = sub.add_parser("add-node", help="a new node N+1 joins the running cluster by bootstrapping (streams its ranges)")
     s.add_argument("--timeout", type=int, default=1800)
+    s.add_argument("--no-wait", action="store_true", help="return once the node's process runs (failure tests)")
     s.set_defaults(fn=cmd_add_node)
     s = sub.add_parser("wipe", help="remove the stopped cluster's data")
     s.set_defaults(fn=cmd_wipe)
