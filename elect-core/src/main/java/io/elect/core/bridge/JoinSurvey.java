@@ -54,7 +54,8 @@ final class JoinSurvey
         boolean resume = Files.exists(m);
         if (!resume)
         {
-            if (!c.auto_bootstrap || replacing() || Files.isDirectory(data.resolve("system")))
+            Path system = (c.local_system_data_file_directory != null ? Paths.get(c.local_system_data_file_directory) : data).resolve("system");
+            if (!c.auto_bootstrap || replacing() || Files.isDirectory(system))
                 return null;
             Boolean seed = isSeed(c);
             if (seed == null)
