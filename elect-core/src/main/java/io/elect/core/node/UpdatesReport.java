@@ -21,7 +21,8 @@ import io.elect.core.config.Json;
 final class UpdatesReport
 {
     static final int VERSION = 1;
-    private static final String[] ROUNDS = { "StripesRetired", "MembersRemoved", "MembersMerged" };
+    /** Changes of stripes this node coordinated (fills and widenings change stripes too: parity generation + 1). */
+    private static final String[] ROUNDS = { "StripesRetired", "MembersRemoved", "MembersMerged", "VirtualSlotsFilled", "StripesWidened" };
     private static final String[] PARITY = { "Changes", "ByTwoVersions", "ByPushedDelta", "Reencoded", "MemberBytesFromNodes",
                                              "MemberBytesFromColdTier", "MemberBytesLocal", "ParityBytesRecalled", "ParityBytesRead", "ParityBytesWritten" };
 

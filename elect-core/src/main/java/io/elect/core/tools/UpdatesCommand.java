@@ -41,8 +41,9 @@ final class UpdatesCommand implements ElectTool.Command
         out.printf("  update_policy %s, member merges %s (min obsolete share %s)%n", d.path("update_policy").asText(),
                    d.path("member_merge_enabled").asBoolean() ? "on" : "off", d.path("member_merge_min_obsolete_share").asText());
         JsonNode c = d.path("coordinator");
-        out.printf("  as coordinator: %d stripes retired, %d members removed, %d members merged%n", c.path("StripesRetired").asLong(),
-                   c.path("MembersRemoved").asLong(), c.path("MembersMerged").asLong());
+        out.printf("  as coordinator: %d stripes retired, %d members removed, %d members merged, %d virtual slots filled, %d stripes widened%n",
+                   c.path("StripesRetired").asLong(), c.path("MembersRemoved").asLong(), c.path("MembersMerged").asLong(),
+                   c.path("VirtualSlotsFilled").asLong(), c.path("StripesWidened").asLong());
         JsonNode p = d.path("parity_maintenance");
         out.printf("  as parity node: %d parity generations (%d from both member versions, %d from pushed deltas, %d re-encoded)%n",
                    p.path("Changes").asLong(), p.path("ByTwoVersions").asLong(), p.path("ByPushedDelta").asLong(), p.path("Reencoded").asLong());
