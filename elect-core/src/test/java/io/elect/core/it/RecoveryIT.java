@@ -128,7 +128,9 @@ class RecoveryIT
         // unavailable members), never a timeout.
         com.datastax.oss.driver.api.core.metadata.TokenMap tokens = session.getMetadata().getTokenMap().orElseThrow();
         int failed = 0, ownOk = 0;
-        for (int k = 1; k < KEYS; k += 7)
+        // every key, not a sample: a stripe's lost member may be a small fill member (a few partitions) that a sample of
+        // every 7th key missed (fresh-clone CI pre-check at 5ee8142: 1 stripe beyond m, 0 of ~857 sampled reads failed)
+        for (int k = 1; k < KEYS; k++)
         {
             if (k % 29 == 0)
                 continue;
@@ -156,7 +158,7 @@ class RecoveryIT
                                          + ", not the clean read failure of an unavailable stripe: " + e, e);
             }
         }
-        System.out.println("nodes 2 and 3 down: " + failed + " of ~" + KEYS / 7 + " encoded-key reads failed, all of other nodes' ranges; "
+        System.out.println("nodes 2 and 3 down: " + failed + " of ~" + KEYS + " encoded-key reads failed, all of other nodes' ranges; "
                            + ownOk + " of node 1's own keys read");
         assertTrue(ownOk > 0, "node 1's own keys read back");
         if (beyondM == 0)
