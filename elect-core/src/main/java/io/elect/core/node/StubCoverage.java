@@ -36,13 +36,6 @@ final class StubCoverage
     private final LocalTransitionOps ops;
     /** The ring version of the last scan that resolved every member; a new version scans again. */
     private long scannedVersion = Long.MIN_VALUE;
-    /**
-     * The ring version when this process first looked: nothing is installed until the ring changes from it. Without
-     * this guard the first scan also "covered" stubs missing for other reasons (a node waiting for its rebuild, a
-     * change under way elsewhere): the simulation's seed 238 then left a stripe stuck in CHANGING (root cause not
-     * found; docs/design/simulation.md). A node that was down during a ring change is covered only by a later one.
-     */
-    private Long baseline;
     /** stripe/slot/member keys found not to need a stub here, under {@link #notNeededVersion}. */
     private final Set<String> notNeeded = new HashSet<>();
     private long notNeededVersion = Long.MIN_VALUE;
@@ -57,9 +50,7 @@ final class StubCoverage
     int run()
     {
         long version = node.ring().version();
-        if (baseline == null)
-            baseline = version;
-        if (version == baseline || version == scannedVersion || !node.store().ready())
+        if (version == scannedVersion || !node.store().ready())
             return 0;
         if (version != notNeededVersion)
         {

@@ -123,7 +123,14 @@ final class StripeChanges
             else if (previousCall == null)
                 throw new IllegalStateException("its node " + change.previous().node() + " left the ring");
             else
+            {
                 previous = MemberLocation.decode(await(previousCall, "DESCRIBE_MEMBER"));
+                // the node described another file frozen under the stripe: the previous version itself is gone (its
+                // node lost its disk and the rebuild restored the slot's next version, which the record names)
+                if (previous.checksums().length() != change.previous().realBytes())
+                    throw new IllegalStateException("its node describes a file of " + previous.checksums().length()
+                                                    + " data bytes, not the previous version's " + change.previous().realBytes());
+            }
         }
         catch (RuntimeException e)
         {

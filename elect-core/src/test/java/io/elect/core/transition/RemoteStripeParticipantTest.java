@@ -186,6 +186,51 @@ class RemoteStripeParticipantTest
         assertEquals(List.of("PIN@10.0.0.2"), calls, calls.toString());
     }
 
+    /**
+     * A merge under way whose previous version's node lost its disk and was rebuilt: the rebuild restored the slot's
+     * next version (the record names it), so DESCRIBE_MEMBER of the previous version describes that file, of another
+     * length. The previous version is unreadable, and the parity nodes are asked to encode generation 2 from the other
+     * members (a previous plan with the slot at length 0); before, the length check refused the change on every retry
+     * and the stripe stayed CHANGING for good (the simulation's seed 238).
+     */
+    @Test
+    void aMergeWhosePreviousVersionWasLostReencodesFromTheOtherMembers()
+    {
+        List<io.elect.core.stripes.StripeLayout> previousPlans = Collections.synchronizedList(new ArrayList<>());
+        for (String host : NODES)
+        {
+            Transport t = node(host);
+            t.register(Verbs.DESCRIBE_MEMBER, p -> {
+                TransitionMessages.MemberRequest req = TransitionMessages.MemberRequest.decode(p);
+                calls.add("DESCRIBE_MEMBER@" + host + ":" + req.sstable());
+                long length = host.equals("10.0.0.1") ? 4000 : 541; // 10.0.0.2 holds only the restored next version
+                return new TransitionMessages.MemberLocation("node:" + host + ":7070:/" + req.sstable(), checksums(length)).encode();
+            });
+            t.register(Verbs.PARITY_CHANGE, p -> {
+                previousPlans.add(io.elect.core.transition.wire.ChangeMessages.ParityChangeRequest.decode(p).previous());
+                calls.add("PARITY_CHANGE@" + host);
+                throw new IllegalStateException("injected: stop after PARITY_CHANGE");
+            });
+        }
+        RemoteStripeParticipant p = new RemoteStripeParticipant(open.get(0), h -> new Peer(h, 7070), r -> false, () -> NODES);
+        List<Member> members = List.of(new Member("10.0.0.1", "ks.t/nb-1-big", 4000), new Member("10.0.0.2", "ks.t/nb-2-big", 669));
+        StripeRecord merging = new StripeRecord(StripeId.ofMembers(List.of("ks.t/nb-1-big", "ks.t/nb-2-big")), "rs-cauchy-gf8-11d:k=2:m=1",
+                                                2, 1, 4096, members, List.of("10.0.0.3"), StripeState.COMMITTED, 1, 1000)
+            .beginChange(1, new Member("10.0.0.2", "ks.t/nb-7-big", 541), 2000);
+
+        RuntimeException e = assertThrows(RuntimeException.class, () -> p.change(merging));
+        assertTrue(String.valueOf(e.getMessage()).contains("injected"), "the change got as far as PARITY_CHANGE: " + e + " " + calls);
+        assertEquals(1, previousPlans.size(), calls.toString());
+        assertEquals(4000, previousPlans.get(0).memberLength(0), "member 0 read as it is");
+        assertEquals(0, previousPlans.get(0).memberLength(1), "the lost previous version is announced unreadable (length 0)");
+    }
+
+    private static io.elect.core.stripes.ChunkChecksums checksums(long length)
+    {
+        int chunk = io.elect.core.stripes.ChunkChecksums.DEFAULT_CHUNK_SIZE;
+        return new io.elect.core.stripes.ChunkChecksums(chunk, length, new int[(int) ((length + chunk - 1) / chunk)]);
+    }
+
     private static void sleep(long millis)
     {
         try
