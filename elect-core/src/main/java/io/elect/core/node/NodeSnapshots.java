@@ -72,6 +72,7 @@ final class NodeSnapshots
         long[][] unencoded = new long[levels][roles];
         long encodedHot = 0, encodedHotOld = 0, encodedCold = 0, stubs = 0, replaced = 0;
         List<TableFile> primaries = new ArrayList<>();
+        List<TableFile> members = new ArrayList<>(); // this node's encoded primaries, LOCAL or offloaded
         Set<String> liveIds = new HashSet<>();
         for (TableFile f : node.tables().files(t))
         {
@@ -93,11 +94,13 @@ final class NodeSnapshots
                 // both count towards what full replication would hold, as they did before the offload
                 encodedCold += f.dataBytes();
                 encodedHot += f.bytesOnDisk();
+                members.add(f);
                 continue;
             }
             if (f.frozenTag() != null)
             {
                 encodedHot += f.bytesOnDisk();
+                members.add(f);
                 if (now - f.dataMillis() >= offloadAge)
                     encodedHotOld += f.bytesOnDisk();
                 continue;
@@ -162,10 +165,24 @@ final class NodeSnapshots
                 mergeable.merge(f.frozenTag(), new NodeSnapshot.MergeHint(obsoleteByFile.get(f.id()), h.tracker.rate(f.id())),
                                 (a, b) -> new NodeSnapshot.MergeHint(a.obsoleteBytes() + b.obsoleteBytes(), Math.max(a.readRate(), b.readRate())));
         obsolete = Math.min(obsolete, encodedHot + encodedCold + replaced);
+        // members' live bytes in partitions outside the ranges this node replicates (after a ring change: a move, or
+        // a joiner taking over part of the span; the member stays, the span's replicas count it through their stubs).
+        // A file's obsolete bytes are taken as spread evenly over its span, so they are not subtracted twice.
+        long unreplicated = 0;
+        for (TableFile f : members)
+        {
+            double share = node.tables().replicatedShare(t, f);
+            if (share >= 1)
+                continue;
+            long bytes = f.source() == LocalTables.Source.COLD ? f.dataBytes() + f.bytesOnDisk() : f.bytesOnDisk();
+            long live = Math.max(0, bytes - obsoleteByFile.getOrDefault(f.id(), 0L));
+            unreplicated += Math.round(live * (1 - Math.max(0, share)));
+        }
+        unreplicated = Math.max(0, Math.min(unreplicated, Math.min(encodedHot + encodedCold, encodedHot + encodedCold + replaced - obsolete)));
         java.util.Map<String, java.util.Map<Integer, Boolean>> files = node.tables().shadowedFiles(t, false);
         java.util.Map<String, Boolean> stripes = new java.util.HashMap<>();
         files.forEach((stripe, f) -> stripes.put(stripe, !f.containsValue(false)));
         return new NodeSnapshot(node.self(), unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold,
-                                stubs, replaced, parity[0], parity[1], candidates, obsolete, stripes, files, mergeable);
+                                stubs, replaced, parity[0], parity[1], candidates, obsolete, stripes, files, mergeable, unreplicated);
     }
 }

@@ -65,6 +65,8 @@ final class StorageReport
                 n.put("parity_hot_bytes", s.parityHot());
                 n.put("parity_cold_bytes", s.parityCold());
                 n.put("obsolete_bytes", s.obsolete());
+                // encoded members' bytes outside this node's ranges (after a ring change): not replicated data here
+                n.put("unreplicated_member_bytes", s.unreplicated());
                 // transition candidates and how many of them are hot (read more than cold_read_rate: encoded only
                 // after every cold one, never offloaded); rates as the node's hotness tracker measures them
                 int hotCandidates = 0;

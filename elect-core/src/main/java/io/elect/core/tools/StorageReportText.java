@@ -37,6 +37,11 @@ final class StorageReportText
                                         bytes(n.path("encoded_primary_bytes").asLong()), bytes(n.path("stub_bytes").asLong()),
                                         bytes(n.path("parity_hot_bytes").asLong()), bytes(n.path("cold_bytes").asLong()),
                                         bytes(n.path("obsolete_bytes").asLong())));
+            for (JsonNode n : t.path("nodes"))
+                if (n.path("unreplicated_member_bytes").asLong() > 0)
+                    sb.append(String.format("  %s: %s of its encoded members lie outside the ranges it replicates (after a ring change; "
+                                            + "not counted as replicated data)%n", n.path("node").asText(),
+                                            bytes(n.path("unreplicated_member_bytes").asLong())));
             JsonNode c = t.path("changes_by_this_node");
             if (!c.isMissingNode())
                 sb.append(String.format("  updates absorbed by this node's rounds since it started: %d stripes retired, %d members removed, "

@@ -35,12 +35,24 @@ public final class AlphaPlanner
      * encoded primary data hot (and the part older than that age) and cold, stub bytes of secondaries whose rows
      * were encoded, the bytes those secondaries held before stubbing, and parity bytes hot and cold;
      * {@code obsolete}: the part of the encoded primaries' and replaced secondaries' bytes that newer versions
-     * elsewhere shadow (kept only because encoded files are frozen; full replication of the live data would not).
+     * elsewhere shadow (kept only because encoded files are frozen; full replication of the live data would not);
+     * {@code unreplicated}: the part of the encoded primaries' live bytes whose partitions lie outside the ranges the
+     * node replicates (after a ring change, e.g. a move: the member stays where it is, the new replicas hold stubs of
+     * it, so full replication would not hold those rows on this node).
      */
     public record NodeBytes(String node, long[][] unencoded, long encodable, long encodableOld, long encodedPrimaryHot,
                             long encodedPrimaryHotOld, long encodedPrimaryCold, long stubs, long replacedSecondaries,
-                            long parityHot, long parityCold, long obsolete)
+                            long parityHot, long parityCold, long obsolete, long unreplicated)
     {
+        /** Every encoded primary in the node's ranges. */
+        public NodeBytes(String node, long[][] unencoded, long encodable, long encodableOld, long encodedPrimaryHot,
+                         long encodedPrimaryHotOld, long encodedPrimaryCold, long stubs, long replacedSecondaries,
+                         long parityHot, long parityCold, long obsolete)
+        {
+            this(node, unencoded, encodable, encodableOld, encodedPrimaryHot, encodedPrimaryHotOld, encodedPrimaryCold, stubs,
+                 replacedSecondaries, parityHot, parityCold, obsolete, 0);
+        }
+
         /** Without obsolete bytes (0). */
         public NodeBytes(String node, long[][] unencoded, long encodable, long encodableOld, long encodedPrimaryHot,
                          long encodedPrimaryHotOld, long encodedPrimaryCold, long stubs, long replacedSecondaries,
@@ -67,8 +79,12 @@ public final class AlphaPlanner
             nonNegative(node, "parityHot", parityHot);
             nonNegative(node, "parityCold", parityCold);
             nonNegative(node, "obsolete", obsolete);
-            if (obsolete > encodedPrimaryHot + encodedPrimaryCold + replacedSecondaries)
-                throw new IllegalArgumentException(node + ": obsolete " + obsolete + " exceeds the encoded primary and replaced secondary bytes");
+            nonNegative(node, "unreplicated", unreplicated);
+            if (obsolete + unreplicated > encodedPrimaryHot + encodedPrimaryCold + replacedSecondaries)
+                throw new IllegalArgumentException(node + ": obsolete " + obsolete + " and unreplicated " + unreplicated
+                                                   + " exceed the encoded primary and replaced secondary bytes");
+            if (unreplicated > encodedPrimaryHot + encodedPrimaryCold)
+                throw new IllegalArgumentException(node + ": unreplicated " + unreplicated + " exceeds the encoded primary bytes");
             if (encodableOld > encodable)
                 throw new IllegalArgumentException(node + ": encodableOld " + encodableOld + " > encodable " + encodable);
             if (encodedPrimaryHotOld > encodedPrimaryHot)
@@ -174,7 +190,7 @@ public final class AlphaPlanner
     {
         Objects.requireNonNull(p, "params");
         Objects.requireNonNull(cluster, "cluster");
-        double up = 0, us = 0, enc = 0, encOld = 0, eph = 0, ephOld = 0, epc = 0, stubs = 0, repl = 0, ph = 0, pc = 0, obs = 0;
+        double up = 0, us = 0, enc = 0, encOld = 0, eph = 0, ephOld = 0, epc = 0, stubs = 0, repl = 0, ph = 0, pc = 0, obs = 0, unrepl = 0;
         for (NodeBytes n : cluster)
         {
             up += n.unencodedPrimary();
@@ -189,10 +205,12 @@ public final class AlphaPlanner
             ph += n.parityHot();
             pc += n.parityCold();
             obs += n.obsolete();
+            unrepl += n.unreplicated();
         }
         // What full replication of the LIVE data would hold: obsolete versions kept by frozen files are cost (they
-        // stay in hot), never part of the reference (a plain table's compaction would have dropped them).
-        double full = up + us + eph + epc + repl - obs;
+        // stay in hot), never part of the reference (a plain table's compaction would have dropped them); nor are
+        // members' rows outside their node's ranges (their replicas count them through their stubs).
+        double full = up + us + eph + epc + repl - obs - unrepl;
         double hot = up + us + eph + stubs + ph;
         double target = (1 - p.alpha()) * full;
 

@@ -82,7 +82,8 @@ public final class TransitionCoordinator
     public static NodeBytes nodeBytes(NodeSnapshot s)
     {
         return new NodeBytes(s.node(), s.unencoded(), s.encodable(), s.encodableOld(), s.encodedHot(), s.encodedHotOld(),
-                             s.encodedCold(), s.stubs(), s.replacedSecondaries(), s.parityHot(), s.parityCold(), s.obsolete());
+                             s.encodedCold(), s.stubs(), s.replacedSecondaries(), s.parityHot(), s.parityCold(), s.obsolete(),
+                             s.unreplicated());
     }
 
     public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots)

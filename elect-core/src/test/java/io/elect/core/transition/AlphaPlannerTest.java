@@ -144,6 +144,28 @@ class AlphaPlannerTest
                      () -> new NodeBytes("n", new long[][]{ { 0 } }, 0, 0, 10, 0, 0, 0, 5, 0, 0, 16));
     }
 
+    /**
+     * After a move, a node's encoded members hold rows of a range it no longer replicates (the member stays; the
+     * range's new replica holds a stub of it, counted through its replicated share). The same cluster as above without
+     * obsolete bytes, with 30 of each of two nodes' 90 encoded bytes outside their ranges: full replication is
+     * 1800 - 60 = 1740, not 1800, and the achieved saving 1 - 1152/1740 (not 0.36, which counted those rows twice).
+     */
+    @Test
+    void membersOutsideTheirNodesRangesAreNotReplicatedData()
+    {
+        List<NodeBytes> c = new ArrayList<>();
+        for (int i = 0; i < 6; i++)
+            c.add(new NodeBytes("n" + i, new long[][]{ { 10, 10, 10 }, { 0, 0, 0 } }, 0, 0, 90, 90, 0, 18, 180, 54, 0, 0, i < 2 ? 30 : 0));
+        Plan p = AlphaPlanner.plan(new Params(0.6, 4, 2, true, true, 0.0), c);
+        assertEquals(1740, p.fullReplicationBytes(), EPS);
+        assertEquals(1152, p.hotBytes(), EPS);
+        assertEquals(0.4 * 1740, p.targetHotBytes(), EPS);
+        assertThrows(IllegalArgumentException.class, () -> new NodeBytes("n", new long[][]{ { 0 } }, 0, 0, 10, 0, 5, 0, 50, 0, 0, 0, 16),
+                     "no more than the members' bytes");
+        assertThrows(IllegalArgumentException.class, () -> new NodeBytes("n", new long[][]{ { 0 } }, 0, 0, 10, 0, 0, 0, 5, 0, 0, 6, 10),
+                     "obsolete and unreplicated together no more than the encoded and replaced bytes");
+    }
+
     @Test
     void unreachableByEncodingWhenOffloadDisabled()
     {

@@ -151,7 +151,7 @@ class MemberMergesTest
     {
         NodeSnapshot s = snapWithHints("n1", Map.of(A.toString(), new NodeSnapshot.MergeHint(300, 1.25)), Map.of());
         assertEquals(s.mergeable(), NodeSnapshot.decode(s.encode()).mergeable());
-        assertEquals(6, NodeSnapshot.SNAPSHOT_VERSION);
+        assertEquals(7, NodeSnapshot.SNAPSHOT_VERSION);
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new NodeSnapshot.MergeHint(1, Double.NaN));
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new NodeSnapshot.MergeHint(-1, 0));
     }

@@ -13,7 +13,8 @@ import io.elect.core.transition.wire.TransitionMessages.CandidateInfo;
 public record NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
                            long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
                            long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
-                           Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files, Map<String, MergeHint> mergeable)
+                           Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files, Map<String, MergeHint> mergeable,
+                           long unreplicated)
 {
     /**
      * The member-merge step's view of this node's member of one stripe: its obsolete bytes (ObsoleteScan: partitions a
@@ -36,18 +37,33 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
      * such file is fully shadowed: the retire step's detection); 4 added {@code files} (the same per file: a stub's
      * member index, or -1 for the node's member of the stripe; the member-removal step's detection); 5 added
      * {@code mergeable} (per stripe, the obsolete bytes of this node's LOCAL member of it: the member-merge step's
-     * trigger); 6 added the member's read rate to each {@code mergeable} entry (the merge policy's read-cost term).
-     * An older node's answer is refused (upgrade every node).
+     * trigger); 6 added the member's read rate to each {@code mergeable} entry (the merge policy's read-cost term);
+     * 7 added {@code unreplicated} at the end (bytes of this node's encoded members, hot and cold, whose partitions
+     * lie outside the ranges it replicates after a ring change, e.g. a move: full replication would not hold them
+     * here, issue 18). An older node's answer is refused (upgrade every node).
      */
-    public static final int SNAPSHOT_VERSION = 6;
+    public static final int SNAPSHOT_VERSION = 7;
 
     public NodeSnapshot
     {
+        if (unreplicated < 0 || unreplicated > encodedHot + encodedCold)
+            throw new IllegalArgumentException("NodeSnapshot: unreplicated member bytes " + unreplicated + " must be in [0, "
+                                               + (encodedHot + encodedCold) + "] (the encoded primary bytes)");
         stripes = Map.copyOf(stripes);
         Map<String, Map<Integer, Boolean>> copy = new java.util.HashMap<>();
         files.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
         files = Map.copyOf(copy);
         mergeable = Map.copyOf(mergeable);
+    }
+
+    /** A snapshot whose encoded members all lie in ranges the node replicates. */
+    public NodeSnapshot(String node, long[][] unencoded, long encodable, long encodableOld, long encodedHot,
+                        long encodedHotOld, long encodedCold, long stubs, long replacedSecondaries,
+                        long parityHot, long parityCold, List<CandidateInfo> candidates, long obsolete,
+                        Map<String, Boolean> stripes, Map<String, Map<Integer, Boolean>> files, Map<String, MergeHint> mergeable)
+    {
+        this(node, unencoded, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
+             parityHot, parityCold, candidates, obsolete, stripes, files, mergeable, 0);
     }
 
     /** A snapshot without merge hints. */
@@ -95,7 +111,7 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
     public NodeSnapshot withoutCandidates()
     {
         return new NodeSnapshot(node, unencoded, 0, 0, encodedHot, encodedHotOld, encodedCold, stubs, replacedSecondaries,
-                                parityHot, parityCold, List.of(), obsolete, stripes, files, mergeable);
+                                parityHot, parityCold, List.of(), obsolete, stripes, files, mergeable, unreplicated);
     }
 
     public byte[] encode()
@@ -124,6 +140,7 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
         w.i32(mergeable.size());
         for (Map.Entry<String, MergeHint> e : new java.util.TreeMap<>(mergeable).entrySet())
             w.str(e.getKey()).i64(e.getValue().obsoleteBytes()).f64(e.getValue().readRate());
+        w.i64(unreplicated);
         return w.toBytes();
     }
 
@@ -183,9 +200,10 @@ public record NodeSnapshot(String node, long[][] unencoded, long encodable, long
             if (id == null || mergeable.put(id, hint) != null)
                 throw new IllegalArgumentException("NodeSnapshot: mergeable stripe " + id + " invalid or listed twice");
         }
+        long unreplicated = r.i64("unreplicated");
         r.end();
         return new NodeSnapshot(node, u, encodable, encodableOld, encodedHot, encodedHotOld, encodedCold, stubs,
-                                replaced, parityHot, parityCold, cands, obsolete, stripes, files, mergeable);
+                                replaced, parityHot, parityCold, cands, obsolete, stripes, files, mergeable, unreplicated);
     }
 
     /** Hot-tier bytes of the table on this node. */

@@ -56,6 +56,15 @@ class TransitionMessagesTest
         assertEquals(stripes, NodeSnapshot.decode(withStripes.encode()).stripes());
         assertEquals(stripes, withStripes.withoutCandidates().stripes());
         assertTrue(back.stripes().isEmpty());
+        // version 7: encoded members' bytes outside the node's ranges, kept by withoutCandidates, refused beyond the members' bytes
+        NodeSnapshot moved = new NodeSnapshot("10.0.0.1", new long[0][0], 0, 0, 800, 0, 200, 0, 0, 0, 0, List.of(), 0,
+                                              java.util.Map.of(), java.util.Map.of(), java.util.Map.of(), 300);
+        assertEquals(300, NodeSnapshot.decode(moved.encode()).unreplicated());
+        assertEquals(300, moved.withoutCandidates().unreplicated());
+        assertEquals(0, back.unreplicated());
+        assertThrows(IllegalArgumentException.class, () -> new NodeSnapshot("10.0.0.1", new long[0][0], 0, 0, 800, 0, 200, 0, 0, 0, 0,
+                                                                            List.of(), 0, java.util.Map.of(), java.util.Map.of(),
+                                                                            java.util.Map.of(), 1001));
 
         MemberRequest mr = new MemberRequest(T, "3gfx_0k7r_2", "00112233445566778899aabbccddeeff");
         assertEquals(mr, MemberRequest.decode(mr.encode()));
@@ -124,7 +133,7 @@ class TransitionMessagesTest
         assertTrue(e.getMessage().contains("version 2"), e.getMessage());
         // a huge count must not allocate: it is checked against the bytes left
         byte[] snap = new NodeSnapshot("n", new long[0][0], 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of()).encode();
-        snap[snap.length - 24] = 0x7f; // the candidates count (followed by the 8-byte obsolete field, the stripes, files and mergeable counts)
+        snap[snap.length - 32] = 0x7f; // the candidates count (followed by the 8-byte obsolete field, the stripes, files and mergeable counts, the 8-byte unreplicated field)
         assertThrows(IllegalArgumentException.class, () -> NodeSnapshot.decode(snap));
     }
 }
