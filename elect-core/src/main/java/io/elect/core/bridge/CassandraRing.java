@@ -121,6 +121,13 @@ public final class CassandraRing implements Ring, PeerLiveness
                + tm.getMovingEndpoints().size();
     }
 
+    @Override
+    public boolean changing()
+    {
+        org.apache.cassandra.locator.TokenMetadata tm = StorageService.instance.getTokenMetadata();
+        return !tm.getLeavingEndpoints().isEmpty() || !tm.getBootstrapTokens().isEmpty() || !tm.getMovingEndpoints().isEmpty();
+    }
+
     /** Natural replicas of the span, then this node's pending ranges (TokenMetadata.getPendingRanges) against it. */
     @Override
     public boolean willReplicate(String keyspace, String firstToken, String lastToken)

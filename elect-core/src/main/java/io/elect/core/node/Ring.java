@@ -60,6 +60,16 @@ public interface Ring
     }
 
     /**
+     * Whether a ring change is under way: a node is joining, leaving or moving (its ranges are pending somewhere).
+     * Byte counts are transient meanwhile (streamed copies that stubs will shadow): transitioning does not plan on
+     * them. The default: never.
+     */
+    default boolean changing()
+    {
+        return false;
+    }
+
+    /**
      * Whether a node (named by a stripe record) has left the ring: decommissioned or removed, so its files are gone
      * for good (issue 18). Never true for a member, up or down. The default: not a member.
      */

@@ -76,6 +76,11 @@ public final class TransitionService
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
     private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
+    /** The ring version the last round saw (null before the first), and when it last changed (0: never, here). */
+    private Long seenRingVersion;
+    private long ringChangedAt;
+    /** The ring change the "rounds wait" line was logged for. */
+    private long waitLoggedFor = -1;
     /** Each member's last snapshot per table, for planning while it is down. */
     private final Map<TableRef, Map<String, NodeSnapshot>> lastSnapshots = new ConcurrentHashMap<>();
     /** Stripes per state as the last round on this node found them (this node coordinated it). */
@@ -176,6 +181,11 @@ public final class TransitionService
     /** One round (see the class comment); a no-op unless this node {@link #coordinating() coordinates}. */
     public synchronized void round()
     {
+        // every node tracks ring changes (any may become the coordinator)
+        long ringVersion = node.ring().version();
+        if (seenRingVersion != null && seenRingVersion != ringVersion)
+            ringChangedAt = node.clock().millis();
+        seenRingVersion = ringVersion;
         List<Node> nodes = liveRing();
         if (nodes.isEmpty() || !nodes.get(0).id().equals(node.self()))
             return;
@@ -215,6 +225,17 @@ public final class TransitionService
             // Then members whose obsolete share is large are replaced by their next version (member merges)
             if (allUp && node.config().memberMergeEnabled && mergeMembers(table, snaps) > 0)
                 continue;
+            // Encoding, fills and offloads plan on byte counts, which are transient while the ring changes and a little
+            // after (streamed copies that new stubs shadow until the next re-purge): counting them, the planner would
+            // offload towards alpha against a reference that then shrinks, and overshoot for good (MoveIT).
+            String settling = ringSettling();
+            if (settling != null)
+            {
+                if (waitLoggedFor != ringChangedAt)
+                    logger.info("transition rounds of {} wait: {}", table, settling);
+                waitLoggedFor = ringChangedAt;
+                continue;
+            }
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
             c.settings(settings()); // alpha may have changed at runtime (electtool alpha)
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
@@ -242,6 +263,22 @@ public final class TransitionService
                 offload(table, snaps, r.plan());
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Why rounds must not encode or offload now, or null: a ring change is under way, or the last one ended less than
+     * three transition intervals ago (a maintenance pass, one per interval, re-purges what streams brought against the
+     * stubs that cover it).
+     */
+    private String ringSettling()
+    {
+        if (node.ring().changing())
+            return "a ring change is under way (a node is joining, leaving or moving)";
+        long settle = 3_000L * node.config().transitionIntervalSeconds;
+        long since = node.clock().millis() - ringChangedAt;
+        if (ringChangedAt > 0 && since < settle)
+            return "the ring changed " + since / 1000 + " s ago; byte counts settle for " + settle / 1000 + " s (3 transition intervals)";
+        return null;
     }
 
     /**
