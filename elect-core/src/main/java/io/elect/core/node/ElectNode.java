@@ -308,7 +308,7 @@ public final class ElectNode implements AutoCloseable
      */
     public void completeJoin(Runnable joinRing)
     {
-        rebuilds.startJoin(4, 30_000, joinRing);
+        rebuilds.startJoin(4, 2_000, 30_000, joinRing);
     }
 
     /** {@code electtool verify} on this node (see {@link StripeVerifier}). */

@@ -46,11 +46,12 @@ public final class NodeRebuilds
     }
 
     /**
-     * A joining node's catch-up (issue 18; {@link NodeRebuild} in join mode) on the node's executors, retried every
-     * {@code retryMillis} until it succeeds, then {@code joinRing} (Cassandra leaves write survey mode and the node
-     * joins the ring). Its status is the rebuild status ({@code electtool rebuild --status}).
+     * A joining node's catch-up (issue 18; {@link NodeRebuild} in join mode) on the node's executors, retried until it
+     * succeeds ({@link #retryDelay}: {@code firstRetryMillis}, doubling up to {@code maxRetryMillis}), then
+     * {@code joinRing} (Cassandra leaves write survey mode and the node joins the ring). Its status is the rebuild
+     * status ({@code electtool rebuild --status}).
      */
-    public synchronized void startJoin(int parallelism, long retryMillis, Runnable joinRing)
+    public synchronized void startJoin(int parallelism, long firstRetryMillis, long maxRetryMillis, Runnable joinRing)
     {
         if (ops == null)
             throw new IllegalStateException("ELECT services are not running on this node (see its log)");
@@ -58,6 +59,7 @@ public final class NodeRebuilds
             long start = ops.node().clock().millis();
             for (int attempt = 1; ; attempt++)
             {
+                long retryMillis = retryDelay(attempt, firstRetryMillis, maxRetryMillis);
                 NodeRebuild r;
                 try
                 {
@@ -94,6 +96,21 @@ public final class NodeRebuilds
                     return;
             }
         });
+    }
+
+    /**
+     * The wait after failed attempt {@code attempt} (1-based): {@code first}, doubled per attempt, at most {@code max}.
+     * A first failure is often a moment's refusal (the other nodes' transports refuse a joiner gossip dropped after a
+     * restart, BootstrapIT's kill run): retrying after the fixed 30 s it used to wait cost the join those 30 s.
+     */
+    static long retryDelay(int attempt, long first, long max)
+    {
+        if (attempt < 1 || first <= 0 || max < first)
+            throw new IllegalArgumentException("retryDelay(" + attempt + ", " + first + ", " + max + ")");
+        long d = first;
+        for (int i = 1; i < attempt && d < max; i++)
+            d *= 2;
+        return Math.min(d, max);
     }
 
     private boolean sleep(long millis)
