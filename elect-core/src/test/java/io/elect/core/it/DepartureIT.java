@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 4-node cluster (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on) encodes an ELECT table, then node 4 is decommissioned
  * ({@code nodetool decommission}, which streams its ranges) and stopped, or ({@code -Delect.it.departure.mode=removenode})
  * killed and removed with {@code nodetool removenode} (the remaining replicas stream its ranges, reading stubs of its
- * members through their stripes). Within a few minutes no stripe names node 4
+ * members through their stripes). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
+ * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead. Within a few minutes no stripe names node 4
  * any more (its members were removed from their stripes after their stubs were materialized, its parity chunks
  * rebuilt on other nodes, or its stripes retired), every key reads back at ONE and ALL, and {@code electtool verify}
  * passes on the three remaining nodes.
@@ -46,7 +47,12 @@ class DepartureIT
     private static final LocalClusterScript SCRIPT = new LocalClusterScript("it-departure-run");
     private static final int KEYS = Integer.getInteger("elect.it.departure.keys", 24000);
     private static final String KS = "elect_departure_it";
-    private static final String LEAVING = "127.0.0.4";
+    /** Cluster size before the departure ({@code -Delect.it.departure.nodes}); the last node leaves. */
+    private static final int NODES = Integer.getInteger("elect.it.departure.nodes", 4);
+    /** RS k and m ({@code -Delect.it.departure.k}, {@code .m}; issue 18 asks for (4,2) shrinking 7 -> 6 too). */
+    private static final int K = Integer.getInteger("elect.it.departure.k", 2), M = Integer.getInteger("elect.it.departure.m", 1);
+    private static final String LEAVING = "127.0.0." + NODES;
+    private static final String LEAVER = String.valueOf(NODES);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code -Delect.it.departure.mode=removenode}: node 4 is killed and removed instead of decommissioned. */
     private static final boolean REMOVENODE = "removenode".equals(System.getProperty("elect.it.departure.mode"));
@@ -55,7 +61,7 @@ class DepartureIT
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = SCRIPT.startTransitioning(4);
+        Result r = SCRIPT.startTransitioning(NODES, "elect.data_chunks=" + K, "elect.parity_chunks=" + M);
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         session = LocalClusterScript.session(LocalClusterScript.loopback(3));
     }
@@ -73,25 +79,25 @@ class DepartureIT
     {
         LocalClusterScript.createElectUsertable(session, KS);
         LocalClusterScript.loadUsertable(session, KS, KEYS);
-        SCRIPT.flushAndCompact(KS, 4);
+        SCRIPT.flushAndCompact(KS, NODES);
         LocalClusterScript.awaitSettled(0.5);
         int[] before = naming(LEAVING);
         System.out.println("committed stripes naming " + LEAVING + " before it leaves: " + before[0] + " with a data member, "
                            + before[1] + " with parity only");
-        assertTrue(before[0] + before[1] > 0, "node 4 holds chunks of committed stripes");
+        assertTrue(before[0] + before[1] > 0, "node " + LEAVER + " holds chunks of committed stripes");
 
         if (REMOVENODE)
         {
             // node 4 dies (its disk is gone for good), then the others remove it: its ranges are streamed from the
             // remaining replicas, which read stubs of node 4's members through the stripe (degraded decode)
             Row hostId = session.execute("SELECT host_id FROM system.peers WHERE peer = '" + LEAVING + "'").one();
-            assertNotNull(hostId, "node 1 knows node 4's host id");
-            assertEquals(0, SCRIPT.run(180, "kill", "--hard", "4").code());
+            assertNotNull(hostId, "node 1 knows node " + LEAVER + "'s host id");
+            assertEquals(0, SCRIPT.run(180, "kill", "--hard", LEAVER).code());
             // removenode refuses a node still seen alive: wait until node 1's failure detector marks it down
             long down = System.currentTimeMillis() + 120_000;
             while (!SCRIPT.run(120, "nodetool", "1", "status").output().lines().anyMatch(l -> l.startsWith("DN") && l.contains(LEAVING + " ")))
             {
-                assertTrue(System.currentTimeMillis() < down, "node 1 did not see node 4 down within 2 minutes");
+                assertTrue(System.currentTimeMillis() < down, "node 1 did not see node " + LEAVER + " down within 2 minutes");
                 Thread.sleep(3000);
             }
             Result removed = SCRIPT.run(1800, "nodetool", "1", "removenode", hostId.getUuid(0).toString());
@@ -99,9 +105,9 @@ class DepartureIT
         }
         else
         {
-            Result decommission = SCRIPT.run(1800, "nodetool", "4", "decommission");
+            Result decommission = SCRIPT.run(1800, "nodetool", LEAVER, "decommission");
             assertEquals(0, decommission.code(), "nodetool decommission: " + decommission.output());
-            assertEquals(0, SCRIPT.run(180, "kill", "4").code());
+            assertEquals(0, SCRIPT.run(180, "kill", LEAVER).code());
         }
 
         // during the minute's grace, `electtool storage` names the departed node and its stripes
@@ -136,16 +142,16 @@ class DepartureIT
         assertTrue(kinds.values().stream().mapToInt(Integer::intValue).sum() > 0, "the coordinator logged its repairs");
 
         int covered = 0;
-        for (int i = 1; i <= 3; i++)
+        for (int i = 1; i < NODES; i++)
             covered += (int) Files.readString(SCRIPT.runDir().resolve("cluster/node" + i + "/logs/system.log")).lines()
                                   .filter(l -> l.contains("after a ring change")).count();
-        System.out.println("stubs installed by stub coverage on nodes 1-3 (ranges taken over from node 4): " + covered);
+        System.out.println("stubs installed by stub coverage on nodes 1-" + (NODES - 1) + " (ranges taken over from node " + LEAVER + "): " + covered);
 
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
         for (int k = 0; k < KEYS; k++)
             for (ConsistencyLevel cl : List.of(ConsistencyLevel.ONE, ConsistencyLevel.ALL))
-                check(session.execute(get.bind(key(k)).setConsistencyLevel(cl)).one(), k, cl + " after node 4 left");
-        for (int i = 1; i <= 3; i++)
+                check(session.execute(get.bind(key(k)).setConsistencyLevel(cl)).one(), k, cl + " after node " + LEAVER + " left");
+        for (int i = 1; i < NODES; i++)
         {
             Result verify = SCRIPT.runTool(900, "bin/electtool", "-p", String.valueOf(7099 + 100 * i), "verify", "--json");
             assertEquals(0, verify.code(), "electtool verify on node " + i + ": " + verify.output());
