@@ -146,7 +146,8 @@ final class DepartureRepair
                 {
                     done++;
                     logger.info("stripe {} of {} repaired after {} left the ring: {} (slot {}), {} stubs ({} bytes) materialized, parity on {} ({} ms)",
-                                r.id(), table, p.departed() != null ? p.departed() : r.parityNodes(), p.kind(), p.slot(), stubs.stubs(),
+                                r.id(), table, p.departed() != null ? p.departed() : r.parityNodes().stream().filter(left::contains).toList(),
+                                p.kind(), p.slot(), stubs.stubs(),
                                 stubs.bytes(), p.parityNodes(), node.clock().millisSince(start));
                 }
             }
