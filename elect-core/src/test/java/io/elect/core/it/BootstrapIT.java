@@ -1,13 +1,10 @@
 package io.elect.core.it;
 
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Row;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
@@ -16,14 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import io.elect.core.it.LocalClusterScript.Result;
-import io.elect.core.jmx.ElectNodeMBean;
-import io.elect.core.stripes.StripeRecord;
-import io.elect.core.stripes.StripeState;
 
 import static io.elect.core.it.TransitioningIT.key;
-import static io.elect.core.it.TransitioningIT.value;
+import static io.elect.core.it.RingChangeChecks.check;
+import static io.elect.core.it.RingChangeChecks.saving;
+import static io.elect.core.it.RingChangeChecks.storage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -91,14 +86,7 @@ class BootstrapIT
         System.out.println("stray stubs removed on nodes 1-" + (2 + GROW) + ": " + stray);
         assertTrue(stray > 0, "the nodes that lost ranges to the joiners removed their stubs of those ranges");
 
-        for (StripeRecord r : LocalClusterScript.stripeRecords(session, ConsistencyLevel.QUORUM))
-        {
-            if (r.state() != StripeState.COMMITTED)
-                continue;
-            Set<String> nodes = new HashSet<>(r.parityNodes());
-            r.members().stream().filter(m -> !m.isVirtual()).forEach(m -> assertTrue(nodes.add(m.node()),
-                "stripe " + r.id() + " holds two chunks on " + m.node()));
-        }
+        RingChangeChecks.assertChunksOnDistinctNodes(session);
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");
         for (int i = 1; i <= 3 + GROW; i++)
         {
@@ -149,14 +137,7 @@ class BootstrapIT
 
         // the joiner's streamed copies are replicated data until transitioning encodes them again
         SCRIPT.flushAndCompact(KS, joiner);
-        long deadline = System.currentTimeMillis() + 900_000;
-        JsonNode now = storage();
-        while ((Math.abs(saving(now) - ALPHA) > 0.02 || LocalClusterScript.inFlightStripes(now.path("stripes")) > 0)
-               && System.currentTimeMillis() < deadline)
-        {
-            Thread.sleep(5000);
-            now = storage();
-        }
+        JsonNode now = RingChangeChecks.awaitSavingNear(ALPHA, 900_000);
         long backMs = System.currentTimeMillis() - t0;
         System.out.println("saving " + saving(now) + " " + backMs / 1000 + " s after node " + joiner + "'s join began (alpha " + ALPHA
                            + "); stripes committed before the first join " + committedBefore + ", now " + now.path("stripes"));
@@ -192,20 +173,6 @@ class BootstrapIT
                    "the restart resumed the join in survey mode");
     }
 
-    private static JsonNode storage() throws Exception
-    {
-        return JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
-    }
 
-    private static double saving(JsonNode report)
-    {
-        return report.path("tables").path(0).path("achieved_saving").asDouble();
-    }
 
-    private static void check(Row row, int k, String how)
-    {
-        assertNotNull(row, "key " + key(k) + " readable (" + how + ")");
-        assertEquals(value(k, 0, 0), row.getString(0), "key " + key(k) + " field0 (" + how + ")");
-        assertEquals(value(k, 0, 3), row.getString(1), "key " + key(k) + " field3 (" + how + ")");
-    }
 }

@@ -1,7 +1,6 @@
 package io.elect.core.it;
 
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.List;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
@@ -21,7 +20,9 @@ import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
 
 import static io.elect.core.it.TransitioningIT.key;
-import static io.elect.core.it.TransitioningIT.value;
+import static io.elect.core.it.RingChangeChecks.check;
+import static io.elect.core.it.RingChangeChecks.saving;
+import static io.elect.core.it.RingChangeChecks.storage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -199,11 +200,5 @@ class DepartureIT
         return LocalClusterScript.stripeRecords(session);
     }
 
-    private static void check(Row row, int k, String how)
-    {
-        assertNotNull(row, "key " + key(k) + " readable (" + how + ")");
-        assertEquals(value(k, 0, 0), row.getString(0), "key " + key(k) + " field0 (" + how + ")");
-        assertEquals(value(k, 0, 3), row.getString(1), "key " + key(k) + " field3 (" + how + ")");
-    }
 
 }

@@ -1,14 +1,11 @@
 package io.elect.core.it;
 
 import java.nio.file.Files;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,14 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import io.elect.core.it.LocalClusterScript.Result;
-import io.elect.core.jmx.ElectNodeMBean;
-import io.elect.core.stripes.StripeRecord;
-import io.elect.core.stripes.StripeState;
 
 import static io.elect.core.it.TransitioningIT.key;
-import static io.elect.core.it.TransitioningIT.value;
+import static io.elect.core.it.RingChangeChecks.check;
+import static io.elect.core.it.RingChangeChecks.saving;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -113,14 +107,7 @@ class MoveIT
 
         // the rows streamed to node 3 are replicated data until transitioning encodes them again
         SCRIPT.flushAndCompact(KS, 4);
-        long deadline = System.currentTimeMillis() + 900_000;
-        JsonNode now = storage();
-        while ((Math.abs(saving(now) - ALPHA) > 0.02 || LocalClusterScript.inFlightStripes(now.path("stripes")) > 0)
-               && System.currentTimeMillis() < deadline)
-        {
-            Thread.sleep(5000);
-            now = storage();
-        }
+        JsonNode now = RingChangeChecks.awaitSavingNear(ALPHA, 900_000);
         System.out.println("saving " + saving(now) + " " + (System.currentTimeMillis() - t0) / 1000 + " s after the move began; "
                            + "stripes " + now.path("stripes"));
         assertEquals(ALPHA, saving(now), 0.02, "the saving returns to within 2 points of alpha: " + now);
@@ -128,14 +115,7 @@ class MoveIT
         System.out.println("stubs removed as strays on node 4: " + Files.readString(SCRIPT.runDir().resolve("cluster/node4/logs/system.log"))
                                                                        .lines().filter(l -> l.contains("no longer replicates any of its span")).count());
 
-        for (StripeRecord r : LocalClusterScript.stripeRecords(session, ConsistencyLevel.QUORUM))
-        {
-            if (r.state() != StripeState.COMMITTED)
-                continue;
-            Set<String> nodes = new HashSet<>(r.parityNodes());
-            r.members().stream().filter(m -> !m.isVirtual()).forEach(m -> assertTrue(nodes.add(m.node()),
-                "stripe " + r.id() + " holds two chunks on " + m.node()));
-        }
+        RingChangeChecks.assertChunksOnDistinctNodes(session);
         for (int i = 1; i <= 4; i++)
         {
             Result verify = SCRIPT.runTool(900, "bin/electtool", "-p", String.valueOf(7099 + 100 * i), "verify", "--json");
@@ -150,20 +130,6 @@ class MoveIT
             check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, "ONE with node 2 down");
     }
 
-    private static JsonNode storage() throws Exception
-    {
-        return JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
-    }
 
-    private static double saving(JsonNode report)
-    {
-        return report.path("tables").path(0).path("achieved_saving").asDouble();
-    }
 
-    private static void check(Row row, int k, String how)
-    {
-        assertNotNull(row, "key " + key(k) + " readable (" + how + ")");
-        assertEquals(value(k, 0, 0), row.getString(0), "key " + key(k) + " field0 (" + how + ")");
-        assertEquals(value(k, 0, 3), row.getString(1), "key " + key(k) + " field3 (" + how + ")");
-    }
 }
