@@ -21,7 +21,6 @@ import io.elect.core.stripes.StripeState;
 
 import static io.elect.core.it.TransitioningIT.key;
 import static io.elect.core.it.RingChangeChecks.check;
-import static io.elect.core.it.RingChangeChecks.saving;
 import static io.elect.core.it.RingChangeChecks.storage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -33,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code nodetool decommission}, which streams its ranges) and stopped, or ({@code -Delect.it.departure.mode=removenode})
  * killed and removed with {@code nodetool removenode} (the remaining replicas stream its ranges, reading stubs of its
  * members through their stripes). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
- * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead. Within a few minutes no stripe names node 4
+ * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead; with
+ * {@code -Delect.it.departure.kill=PATTERN} a first decommission is killed mid-way (see {@link #KILL_AT}). Within a few minutes no stripe names node 4
  * any more (its members were removed from their stripes after their stubs were materialized, its parity chunks
  * rebuilt on other nodes, or its stripes retired), every key reads back at ONE and ALL, and {@code electtool verify}
  * passes on the three remaining nodes.
@@ -57,6 +57,12 @@ class DepartureIT
     private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code -Delect.it.departure.mode=removenode}: node 4 is killed and removed instead of decommissioned. */
     private static final boolean REMOVENODE = "removenode".equals(System.getProperty("elect.it.departure.mode"));
+    /**
+     * {@code -Delect.it.departure.kill=PATTERN}: the leaving node is killed (SIGKILL) when its log shows PATTERN during
+     * a first decommission (e.g. {@code "LEAVING: replaying batch log and streaming"}), restarted, and decommissioned
+     * again; the checks are the same.
+     */
+    private static final String KILL_AT = System.getProperty("elect.it.departure.kill");
     private static CqlSession session;
 
     @BeforeAll
@@ -106,6 +112,8 @@ class DepartureIT
         }
         else
         {
+            if (KILL_AT != null)
+                decommissionInterrupted();
             Result decommission = SCRIPT.run(1800, "nodetool", LEAVER, "decommission");
             assertEquals(0, decommission.code(), "nodetool decommission: " + decommission.output());
             assertEquals(0, SCRIPT.run(180, "kill", LEAVER).code());
@@ -168,6 +176,46 @@ class DepartureIT
         Thread.sleep(10_000);
         for (int k = 0; k < KEYS; k += 3)
             check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, "ONE with node 3 down");
+    }
+
+    /**
+     * A first decommission of the leaving node, killed with SIGKILL when its log shows {@link #KILL_AT}; the node is
+     * restarted with its data and must come back UN (Cassandra does not resume an interrupted decommission: the
+     * operator runs it again, which the caller does).
+     */
+    private static void decommissionInterrupted() throws Exception
+    {
+        java.nio.file.Path log = SCRIPT.runDir().resolve("cluster/node" + LEAVER + "/logs/system.log");
+        long seenBefore = Files.readString(log).lines().filter(l -> java.util.regex.Pattern.compile(KILL_AT).matcher(l).find()).count();
+        Thread first = new Thread(() -> {
+            try
+            {
+                System.out.println("first decommission (to be killed): " + SCRIPT.run(1800, "nodetool", LEAVER, "decommission").code());
+            }
+            catch (Exception e)
+            {
+                System.out.println("first decommission: " + e);
+            }
+        });
+        first.start();
+        java.util.regex.Pattern at = java.util.regex.Pattern.compile(KILL_AT);
+        long deadline = System.currentTimeMillis() + 300_000;
+        while (Files.readString(log).lines().filter(l -> at.matcher(l).find()).count() <= seenBefore)
+        {
+            assertTrue(System.currentTimeMillis() < deadline, "node " + LEAVER + " never logged " + KILL_AT);
+            Thread.sleep(50);
+        }
+        assertEquals(0, SCRIPT.run(180, "kill", "--hard", LEAVER).code());
+        System.out.println("node " + LEAVER + " killed at /" + KILL_AT + "/ mid-decommission; restarting it");
+        first.join(600_000);
+        assertEquals(0, SCRIPT.run(600, "restart-node", LEAVER, "--timeout", "600").code());
+        long up = System.currentTimeMillis() + 600_000;
+        while (!SCRIPT.run(120, "nodetool", "1", "status").output().lines().anyMatch(l -> l.startsWith("UN") && l.contains(LEAVING + " ")))
+        {
+            assertTrue(System.currentTimeMillis() < up, "node " + LEAVER + " was not UN within 10 minutes of its restart");
+            Thread.sleep(3000);
+        }
+        System.out.println("node " + LEAVER + " is UN again after the interrupted decommission: " + storage().path("stripes"));
     }
 
     /** Committed stripes naming {@code node}: [with a data member there, with only parity there]. */
