@@ -24,6 +24,11 @@ import java.util.Objects;
  * </ol>
  * Every chunk is padded to the stripe's code length: the largest real size rounded up to {@code alignment}; the
  * real sizes are recorded so that padding is never returned to readers.
+ *
+ * <p>Racks (issue 18): given each node's rack and a per-rack cap ({@link #form(List, long, Map, int)}), a stripe takes
+ * at most that many members from one rack: heads are taken in the order above, skipping a head whose rack is full
+ * (it waits for a later stripe). {@link StripePlanner} sets the cap so that, with parity placed on the least-loaded
+ * racks ({@link ParityPlacement}), no rack holds more than m chunks of a stripe when the racks allow it.
  */
 public final class StripeFormer
 {
@@ -67,7 +72,19 @@ public final class StripeFormer
 
     public Result form(List<Candidate> pending, long nowMillis)
     {
+        return form(pending, nowMillis, Map.of(), Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #form(List, long)} with at most {@code maxPerRack} members of a stripe in one rack; {@code rackOf} gives
+     * each node's rack (a node it does not name is in a rack of its own).
+     */
+    public Result form(List<Candidate> pending, long nowMillis, Map<String, String> rackOf, int maxPerRack)
+    {
         Objects.requireNonNull(pending, "pending");
+        Objects.requireNonNull(rackOf, "rackOf");
+        if (maxPerRack < 1)
+            throw new IllegalArgumentException("maxPerRack must be >= 1, was " + maxPerRack);
         Comparator<Candidate> byWait = Comparator.comparingLong(Candidate::sinceMillis).thenComparing(Candidate::sstable);
         Map<String, List<Candidate>> queues = new LinkedHashMap<>();
         pending.stream().sorted(Comparator.comparing(Candidate::node).thenComparing(byWait))
@@ -87,11 +104,12 @@ public final class StripeFormer
                                  .thenComparing(Candidate::sstable).thenComparing(Candidate::node));
             if (heads.isEmpty())
                 break;
+            List<Candidate> spread = withinRackCap(heads, rackOf, maxPerRack);
             List<Candidate> chosen;
-            if (heads.size() >= k)
-                chosen = heads.subList(0, k);
-            else if (nowMillis - heads.get(0).sinceMillis() >= fillWaitMillis)
-                chosen = heads;
+            if (spread.size() >= k)
+                chosen = spread.subList(0, k);
+            else if (nowMillis - spread.get(0).sinceMillis() >= fillWaitMillis)
+                chosen = spread;
             else
                 break;
             out.add(stripe(chosen));
@@ -101,6 +119,22 @@ public final class StripeFormer
         List<Candidate> leftover = new ArrayList<>();
         queues.values().forEach(leftover::addAll);
         return new Result(out, leftover);
+    }
+
+    /** The heads, in order, without those whose rack already has {@code maxPerRack} earlier heads. */
+    private static List<Candidate> withinRackCap(List<Candidate> heads, Map<String, String> rackOf, int maxPerRack)
+    {
+        if (maxPerRack == Integer.MAX_VALUE)
+            return heads;
+        Map<String, Integer> taken = new java.util.HashMap<>();
+        List<Candidate> out = new ArrayList<>();
+        for (Candidate c : heads)
+        {
+            String rack = rackOf.getOrDefault(c.node(), "node:" + c.node());
+            if (taken.merge(rack, 1, Integer::sum) <= maxPerRack)
+                out.add(c);
+        }
+        return out;
     }
 
     private FormedStripe stripe(List<Candidate> chosen)

@@ -25,6 +25,7 @@ public final class StripePlanner
     }
 
     private final StripeFormer former;
+    private final int k;
     private final int m;
     private final String codecId;
 
@@ -33,13 +34,17 @@ public final class StripePlanner
         if (m < 1)
             throw new IllegalArgumentException("m must be >= 1, was " + m);
         this.former = new StripeFormer(k, alignment, fillWaitMillis);
+        this.k = k;
         this.m = m;
         this.codecId = Objects.requireNonNull(codecId, "codecId");
     }
 
     public Round plan(List<Candidate> pending, Collection<Node> ring, long nowMillis)
     {
-        StripeFormer.Result formed = former.form(pending, nowMillis);
+        java.util.Map<String, String> racks = new java.util.HashMap<>();
+        for (Node n : ring)
+            racks.put(n.id(), n.rack() == null ? "" : n.rack());
+        StripeFormer.Result formed = former.form(pending, nowMillis, racks, membersPerRack(k, m, new java.util.HashSet<>(racks.values()).size()));
         List<StripeRecord> planned = new ArrayList<>();
         List<Candidate> leftover = new ArrayList<>(formed.leftover());
         for (FormedStripe s : formed.stripes())
@@ -63,5 +68,17 @@ public final class StripePlanner
             planned.add(StripeRecord.planned(s.id(), s.members(), s.codeLength(), codecId, m, parity, nowMillis));
         }
         return new Round(planned, leftover);
+    }
+
+    /**
+     * At most how many members of a stripe one rack may hold, with {@code racks} racks in the ring (issue 18): no
+     * limit with one rack; otherwise m (a rack's loss then costs at most m chunks, once parity goes to the racks with
+     * the fewest chunks), or the even share ceil((k + m) / racks) where m racks-worth cannot hold the stripe.
+     */
+    static int membersPerRack(int k, int m, int racks)
+    {
+        if (racks <= 1)
+            return Integer.MAX_VALUE;
+        return Math.max(m, (k + m + racks - 1) / racks);
     }
 }

@@ -189,4 +189,68 @@ class StripesTest
         assertTrue(tiny.planned().isEmpty());
         assertEquals(3, tiny.leftover().size());
     }
+    /**
+     * Racks (issue 18): 6 nodes in 3 racks (10.0.0.1 and .4 in rack0, .2 and .5 in rack1, .3 and .6 in rack2). The two
+     * oldest candidates share rack0: without racks they form a stripe together, with a cap of one member per rack the
+     * first stripe takes .1 and .2 and the second .4 and .5.
+     */
+    @Test
+    void membersOfAStripeSpreadOverRacks()
+    {
+        StripeFormer f = new StripeFormer(2, 1, 60_000);
+        List<Candidate> pending = List.of(new Candidate("10.0.0.1", "a", 10, 0), new Candidate("10.0.0.4", "d", 10, 0),
+                                          new Candidate("10.0.0.2", "b", 10, 5), new Candidate("10.0.0.5", "e", 10, 5));
+        Map<String, String> racks = new HashMap<>();
+        for (Node n : ring(6, 3))
+            racks.put(n.id(), n.rack());
+        assertEquals(List.of(List.of("10.0.0.1", "10.0.0.4"), List.of("10.0.0.2", "10.0.0.5")), nodesOf(f.form(pending, 10)));
+        assertEquals(List.of(List.of("10.0.0.1", "10.0.0.2"), List.of("10.0.0.4", "10.0.0.5")), nodesOf(f.form(pending, 10, racks, 1)));
+        // only rack0 has candidates: no stripe until the fill wait, then one member each (the rest virtual)
+        List<Candidate> oneRack = List.of(new Candidate("10.0.0.1", "a", 10, 0), new Candidate("10.0.0.4", "d", 10, 0));
+        assertTrue(f.form(oneRack, 10, racks, 1).stripes().isEmpty());
+        StripeFormer.Result waited = f.form(oneRack, 60_000, racks, 1);
+        assertEquals(List.of(List.of("10.0.0.1"), List.of("10.0.0.4")), nodesOf(waited));
+
+        assertEquals(Integer.MAX_VALUE, StripePlanner.membersPerRack(2, 1, 1), "one rack: no limit");
+        assertEquals(1, StripePlanner.membersPerRack(2, 1, 3));
+        assertEquals(2, StripePlanner.membersPerRack(2, 1, 2), "2 racks cannot keep RS(2,1) to one chunk each: the even share");
+        assertEquals(2, StripePlanner.membersPerRack(4, 2, 3));
+        assertEquals(3, StripePlanner.membersPerRack(4, 2, 2));
+        assertEquals(2, StripePlanner.membersPerRack(4, 2, 6));
+    }
+
+    /** Seeded: every stripe the planner forms on 3 racks of 2 nodes with RS(2,1) has at most one chunk per rack. */
+    @Test
+    void plannedStripesHoldAtMostMChunksPerRack()
+    {
+        Random rnd = new Random(SEED);
+        List<Node> ring = ring(6, 3);
+        Map<String, String> rackOf = new HashMap<>();
+        ring.forEach(n -> rackOf.put(n.id(), n.rack()));
+        StripePlanner planner = new StripePlanner(2, 1, "rs-cauchy-gf8-11d:k=2:m=1", 1, 1_000_000);
+        int stripes = 0;
+        for (int round = 0; round < 200; round++)
+        {
+            List<Candidate> pending = new ArrayList<>();
+            for (int c = 0; c < 1 + rnd.nextInt(8); c++)
+                pending.add(new Candidate("10.0.0." + (1 + rnd.nextInt(6)), "s" + round + "-" + c, 1 + rnd.nextInt(100), rnd.nextInt(50)));
+            for (StripeRecord r : planner.plan(pending, ring, 100).planned())
+            {
+                Map<String, Integer> perRack = new HashMap<>();
+                r.members().stream().filter(m -> !m.isVirtual()).forEach(m -> perRack.merge(rackOf.get(m.node()), 1, Integer::sum));
+                r.parityNodes().forEach(p -> perRack.merge(rackOf.get(p), 1, Integer::sum));
+                assertTrue(perRack.values().stream().allMatch(v -> v <= 1), "stripe " + r + " per rack " + perRack + " seed=" + SEED);
+                stripes++;
+            }
+        }
+        assertTrue(stripes > 50, "the rounds formed stripes: " + stripes);
+    }
+
+    private static List<List<String>> nodesOf(StripeFormer.Result r)
+    {
+        List<List<String>> out = new ArrayList<>();
+        for (FormedStripe s : r.stripes())
+            out.add(s.members().stream().filter(m -> !m.isVirtual()).map(Member::node).collect(Collectors.toList()));
+        return out;
+    }
 }
