@@ -135,6 +135,17 @@ def node_tokens(i, n, num_tokens=1):
     return [all_tokens[(i - 1) + j * n] for j in range(num_tokens)]
 
 
+RACKDC = "cassandra-rackdc.properties"
+
+
+def write_rackdc(i, racks):
+    """Racks (start --racks R): node i in rack ((i - 1) % R) + 1 of datacenter1, read by GossipingPropertyFileSnitch
+    from the node's own directory (start_node passes -Dcassandra-rackdc.properties), so restarts and replacements
+    keep it."""
+    with open(os.path.join(node_dir(i), RACKDC), "w") as f:
+        f.write(f"dc=datacenter1\nrack=rack{(i - 1) % racks + 1}\n")
+
+
 def node_config(template, i, n, cold, extra, cold_port=None, num_tokens=1):
     text = open(template).read()
     text = set_yaml(text, "cluster_name", "'ELECT Local Cluster'")
@@ -231,8 +242,10 @@ def start_node(st, i, heap, jvm_extra=()):
     d = node_dir(i)
     os.makedirs(d, exist_ok=True)
     out = open(os.path.join(d, "stdout.log"), "ab")
+    rackdc = os.path.join(d, RACKDC)
+    racks = ["-Dcassandra-rackdc.properties=file://" + rackdc] if os.path.exists(rackdc) else []
     cmd = [os.path.join(HOME, "bin", "elect"), "--config", os.path.join(d, "cassandra.yaml"), "--data-dir", d,
-           "--heap", heap, "--jmx-port", str(jmx_port(i)), *NET.jmx_args(i), "--", *FAST_START, *jvm_extra]
+           "--heap", heap, "--jmx-port", str(jmx_port(i)), *NET.jmx_args(i), "--", *FAST_START, *racks, *jvm_extra]
     p = subprocess.Popen(NET.wrap(i, cmd), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                          start_new_session=True, cwd=HOME)
     st["nodes"][str(i)] = {"pid": p.pid, "ip": ip(i), "jmx_port": jmx_port(i), "dir": d}
@@ -309,6 +322,8 @@ def cmd_start(a):
         die(f"--nodes {a.nodes}: allowed 1..{MAX_NODES}", 2)
     if not 1 <= a.num_tokens <= 256:
         die(f"--num-tokens {a.num_tokens}: allowed 1..256", 2)
+    if not 0 <= a.racks <= a.nodes:
+        die(f"--racks {a.racks}: allowed 0 (no racks: SimpleSnitch) .. {a.nodes} (the node count)", 2)
     if a.netns:
         global NET
         NET = netns.Namespaces()
@@ -345,14 +360,20 @@ def cmd_start(a):
     if a.tls:
         make_certificates(a.nodes)
     st["tls"] = bool(a.tls)
+    st["racks"] = a.racks
     save_state(st)
     procs = {}
+    snitch = ["endpoint_snitch=GossipingPropertyFileSnitch"] if a.racks else []
     for k in range(1, a.nodes + 1):
         os.makedirs(node_dir(k), exist_ok=True)
         path = os.path.join(node_dir(k), "cassandra.yaml")
         with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:  # may hold keystore passwords
-            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, (tls_settings(k) if a.tls else []) + a.set,
+            f.write(node_config(template, k, a.nodes, not a.no_cold_tier, (tls_settings(k) if a.tls else []) + snitch + a.set,
                                 COLD_PROXY_PORT if a.cold_latency_ms and not a.no_cold_tier else None, a.num_tokens))
+        if a.racks:
+            write_rackdc(k, a.racks)
+        elif os.path.exists(os.path.join(node_dir(k), RACKDC)):
+            os.remove(os.path.join(node_dir(k), RACKDC))
     log(f"starting {a.nodes} node(s) on {NET.describe(a.nodes)} (heap {a.heap}, data under {CLUSTER}"
         + (", TLS on the internode and ELECT ports)" if a.tls else ")"))
     for k in range(1, a.nodes + 1):
@@ -485,7 +506,8 @@ def cmd_restart_node(a, jvm_extra=()):
 
 
 def cmd_replace_node(a):
-    """A replacement for a lost node: same address and token, empty disk (everything but cassandra.yaml removed).
+    """A replacement for a lost node: same address and token, empty disk (everything but cassandra.yaml and its rack
+    file removed).
     Cassandra takes over the old node's host id and tokens without streaming (replace_address_first_boot with
     allow_unsafe_replace: nodes here are seeds and never bootstrap); the data comes back with `electtool rebuild`
     (ELECT) or `nodetool rebuild` (plain Cassandra)."""
@@ -498,12 +520,12 @@ def cmd_replace_node(a):
     d = node_dir(a.node)
     removed = 0
     for name in os.listdir(d):
-        if name == "cassandra.yaml":
+        if name in ("cassandra.yaml", RACKDC):  # its configuration: a replacement keeps its rack
             continue
         path = os.path.join(d, name)
         shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
         removed += 1
-    log(f"node {a.node}: wiped {d} ({removed} entries; cassandra.yaml kept); starting it as a replacement of {ip(a.node)}")
+    log(f"node {a.node}: wiped {d} ({removed} entries; its configuration kept); starting it as a replacement of {ip(a.node)}")
     cmd_restart_node(a, [f"-Dcassandra.replace_address_first_boot={ip(a.node)}", "-Dcassandra.allow_unsafe_replace=true"])
 
 
@@ -554,6 +576,8 @@ def cmd_add_node(a):
     os.makedirs(node_dir(i), exist_ok=True)
     with open(os.open(os.path.join(node_dir(i), "cassandra.yaml"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(text)
+    if st.get("racks"):
+        write_rackdc(i, st["racks"])
     st["n"] = i
     save_state(st)
     t0 = time.time()
@@ -600,6 +624,9 @@ def main():
                    help="throw-away CA and node certificates; mutual TLS on Cassandra's internode port and the ELECT port")
     s.add_argument("--num-tokens", type=int, default=1, metavar="N",
                    help="vnodes: N tokens per node, interleaved and evenly spaced (default 1)")
+    s.add_argument("--racks", type=int, default=0, metavar="R",
+                   help="R racks of datacenter1 (GossipingPropertyFileSnitch; node i in rack ((i-1) %% R) + 1); "
+                        "default 0: SimpleSnitch, no racks")
     s.add_argument("--fresh", action="store_true", help="remove data of an earlier cluster first")
     s.add_argument("--netns", action="store_true",
                    help="each node in its own network namespace with address 198.18.0.I (a bridge 198.18.0.254 on "

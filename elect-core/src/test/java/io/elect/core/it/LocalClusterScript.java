@@ -129,7 +129,13 @@ public final class LocalClusterScript
     /** Keyspace {@code ks} (SimpleStrategy, RF 3) with an ELECT {@code usertable (key, field0, field3)}: 1 MiB SSTables, fanout 4. */
     public static void createElectUsertable(com.datastax.oss.driver.api.core.CqlSession session, String ks)
     {
-        session.execute("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
+        createElectUsertable(session, ks, "{'class': 'SimpleStrategy', 'replication_factor': 3}");
+    }
+
+    /** The same with the given replication map (e.g. NetworkTopologyStrategy for racks). */
+    public static void createElectUsertable(com.datastax.oss.driver.api.core.CqlSession session, String ks, String replication)
+    {
+        session.execute("CREATE KEYSPACE " + ks + " WITH replication = " + replication);
         session.execute("CREATE TABLE " + ks + ".usertable (key text PRIMARY KEY, field0 text, field3 text) WITH compaction = "
                         + "{'class': 'io.elect.core.bridge.ElectCompactionStrategy', 'sstable_size_in_mb': 1, 'fanout_size': 4}");
     }
@@ -206,8 +212,16 @@ public final class LocalClusterScript
      */
     public Result startTransitioning(int nodes, String... extraSets) throws Exception
     {
+        return startTransitioning(nodes, List.of(), extraSets);
+    }
+
+    /** {@link #startTransitioning(int, String...)} with more options of {@code elect-cluster start} (e.g. --racks 3). */
+    public Result startTransitioning(int nodes, List<String> startOptions, String... extraSets) throws Exception
+    {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
-            "start", "--nodes", String.valueOf(nodes), "--fresh", "--wait-for-ports", "900",
+            "start", "--nodes", String.valueOf(nodes), "--fresh", "--wait-for-ports", "900"));
+        args.addAll(startOptions);
+        args.addAll(java.util.List.of(
             "--set", "elect.data_chunks=2", "--set", "elect.parity_chunks=1",
             "--set", "elect.storage_saving_target=0.6", "--set", "elect.transition_min_age_seconds=0",
             "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5",
