@@ -32,7 +32,8 @@ import io.elect.core.transition.wire.NodeSnapshot;
  * bytes cost reads, not only space). A hot, old member merges at a quarter of the share.
  *
  * <p>Only with every ring member answering (as the retire and removal steps); stripes the retire or removal step
- * takes this round are left to it (a member fully shadowed is removed, not merged); at most one member per stripe
+ * takes this round are left to it, and so is a member its own node reports fully shadowed (a member fully shadowed
+ * is removed, not merged, also while its stubs' holders have not caught up yet); at most one member per stripe
  * (each change is its own parity generation); the largest obsolete byte counts first.
  */
 public final class MemberMerges
@@ -106,6 +107,11 @@ public final class MemberMerges
                 {
                     Member m = r.get().members().get(i);
                     if (m.isVirtual() || !s.node().equals(m.node()) || m.realBytes() <= 0)
+                        continue;
+                    // its node reports it fully shadowed: the removal step takes it once its stubs' holders agree
+                    // (they follow within rounds); a merge now would write a next version of only the rows whose
+                    // newer versions are not encoded yet, and race the removal (TransitioningIT, 2026-11-28)
+                    if (Boolean.TRUE.equals(s.files().getOrDefault(e.getKey(), Map.of()).get(MemberRemoval.MEMBER_FILE)))
                         continue;
                     long obsolete = e.getValue().obsoleteBytes();
                     double share = policy.requiredShare(nowMillis - r.get().updatedAtMillis(), e.getValue().readRate());

@@ -32,8 +32,10 @@ import io.elect.core.transition.StripeFormer.Candidate;
  * chunks grows them, ParityDeltaApplier). Stripes with the most virtual slots go first
  * (they pay the most parity per member), then by id; each takes its lowest virtual slot first. For a slot, the
  * candidate whose rack holds the fewest chunks of the stripe wins (racks spread as evenly as they allow, as parity
- * placement does), then the largest (it saves the most), then node and SSTable name. A candidate fills at most one
- * slot; at most {@code max} fills per call.
+ * placement does), then the largest (it saves the most), then node and SSTable name; a candidate whose rack already
+ * holds {@link StripePlanner#membersPerRack} chunks of the stripe does not fill it (with racks, no rack holds more
+ * than m chunks when the racks allow it; RackIT found a fill putting a second chunk in a rack). A candidate fills at
+ * most one slot; at most {@code max} fills per call.
  */
 public final class VirtualSlotFills
 {
@@ -61,6 +63,8 @@ public final class VirtualSlotFills
         Map<String, String> rackOf = new HashMap<>();
         for (Node n : live)
             rackOf.put(n.id(), n.rack());
+        Set<String> racks = new HashSet<>();
+        rackOf.values().forEach(v -> racks.add(String.valueOf(v)));
         List<StripeRecord> open = new ArrayList<>();
         for (StripeRecord r : stripes)
             if (r.state() == StripeState.COMMITTED && r.change() == null && virtualSlots(r) > 0)
@@ -82,11 +86,15 @@ public final class VirtualSlotFills
                 Map<String, Integer> perRack = new HashMap<>();
                 for (String h : holders)
                     perRack.merge(String.valueOf(rackOf.get(h)), 1, Integer::sum);
+                int cap = StripePlanner.membersPerRack(r.k(), r.m(), racks.size());
                 Candidate best = null;
                 for (Candidate c : candidates)
                 {
                     if (used.contains(c) || holders.contains(c.node()) || !rackOf.containsKey(c.node()) || c.bytes() > limit
                         || c.bytes() <= 0)
+                        continue;
+                    // a rack already holding the most chunks of the stripe it may (StripePlanner.membersPerRack) gets no more
+                    if (perRack.getOrDefault(String.valueOf(rackOf.get(c.node())), 0) >= cap)
                         continue;
                     if (best == null || better(c, best, perRack, rackOf))
                         best = c;

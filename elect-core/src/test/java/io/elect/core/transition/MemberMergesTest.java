@@ -117,6 +117,29 @@ class MemberMergesTest
     }
 
     /**
+     * n1's member is fully shadowed on n1, but n2 and n3 do not report their stubs of it shadowed yet (the removal
+     * cannot take the stripe this round): it is still not merged (the removal takes it once they catch up; before
+     * 2026-11-28 a merge could win that race, TransitioningIT); n2's member, 30% obsolete, is.
+     */
+    @Test
+    void aMemberItsNodeReportsFullyShadowedWaitsForTheRemoval()
+    {
+        Map<StripeId, StripeRecord> records = Map.of(A, stripe(A, StripeState.COMMITTED));
+        int m = MemberRemoval.MEMBER_FILE;
+        Map<String, NodeSnapshot> snaps = Map.of(
+            "n1", snap("n1", Map.of(A.toString(), 1000L), Map.of(A.toString(), Map.of(m, true, 1, false))),
+            "n2", snap("n2", Map.of(A.toString(), 600L), Map.of(A.toString(), Map.of(m, false, 0, false))),
+            "n3", snap("n3", Map.of(), Map.of(A.toString(), Map.of(0, false, 1, false))));
+        assertEquals(List.of(A + "/1/600"), mergeable(snaps, records, 0.25), "n1's (larger) is left to the removal");
+        // n1's member 100% obsolete but not reported fully shadowed (e.g. a partition's newer version is elsewhere):
+        Map<String, NodeSnapshot> partly = Map.of(
+            "n1", snap("n1", Map.of(A.toString(), 1000L), Map.of(A.toString(), Map.of(m, false, 1, false))),
+            "n2", snap("n2", Map.of(A.toString(), 500L), Map.of(A.toString(), Map.of(m, false, 0, false))),
+            "n3", snap("n3", Map.of(), Map.of(A.toString(), Map.of(0, false, 1, false))));
+        assertEquals(List.of(A + "/0/1000"), mergeable(partly, records, 0.25), "not fully shadowed: merged as before");
+    }
+
+    /**
      * The age and read-cost terms: with share 0.4, a member 30% obsolete merges only if its version is at least
      * member_merge_age_seconds old (required 0.2) or it is read more often than cold_read_rate (0.2); a member 15%
      * obsolete only if both (0.1). The required share travels with the candidate (the node declines below it).

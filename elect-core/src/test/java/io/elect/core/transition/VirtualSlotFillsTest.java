@@ -18,6 +18,8 @@ class VirtualSlotFillsTest
 {
     private static final List<Node> RING = List.of(new Node("n1", "r1"), new Node("n2", "r2"), new Node("n3", "r1"), new Node("n4", "r3"),
                                                    new Node("n5", "r2"));
+    /** The same nodes without racks. */
+    private static final List<Node> NO_RACKS = RING.stream().map(n -> new Node(n.id(), null)).toList();
 
     private static StripeRecord stripe(String name, long codeLength, List<String> parity, Member... members)
     {
@@ -51,7 +53,7 @@ class VirtualSlotFillsTest
         List<Candidate> c = List.of(cand("n1", "member-node", 99), cand("n2", "parity-node", 99), cand("n3", "small", 50),
                                     cand("n4", "too-long", 101), cand("n6", "down", 99), cand("n5", "largest", 80),
                                     cand("n5", "grows-the-code", 95));
-        List<VirtualSlotFills.Fill> f = VirtualSlotFills.plan(List.of(s), c, RING, 4);
+        List<VirtualSlotFills.Fill> f = VirtualSlotFills.plan(List.of(s), c, NO_RACKS, 4);
         assertEquals(1, f.size());
         assertEquals(1, f.get(0).slot());
         assertEquals("grows-the-code", f.get(0).candidate().sstable());
@@ -71,6 +73,23 @@ class VirtualSlotFillsTest
         // then r1, r2 and r3 each hold one chunk: the largest
         assertEquals("r1-big", f.get(1).candidate().sstable());
         assertEquals(2, f.get(1).slot());
+    }
+
+    /**
+     * k=2, m=1 on three racks: the member on n1 (r1) and the parity on n2 (r2) leave r3 as the only rack a fill may
+     * use (at most m = 1 chunk per rack, StripePlanner.membersPerRack): n3 (r1) and n5 (r2) never fill it, even alone.
+     */
+    @Test
+    void aRackHoldingItsShareOfTheStripeGetsNoFill()
+    {
+        StripeRecord s = stripe("c", 100, List.of("n2"), real("n1", "x", 100), Member.virtual());
+        assertEquals("", fills(VirtualSlotFills.plan(List.of(s), List.of(cand("n3", "r1", 100), cand("n5", "r2", 100)), RING, 4)));
+        List<VirtualSlotFills.Fill> f = VirtualSlotFills.plan(List.of(s), List.of(cand("n3", "r1", 100), cand("n4", "r3", 10)), RING, 4);
+        assertEquals(1, f.size());
+        assertEquals("r3", f.get(0).candidate().sstable());
+        // without racks the largest fills
+        assertEquals("r1", VirtualSlotFills.plan(List.of(s), List.of(cand("n3", "r1", 100), cand("n4", "r3", 10)), NO_RACKS, 4)
+                                           .get(0).candidate().sstable());
     }
 
     @Test
