@@ -34,8 +34,10 @@ import io.elect.core.transition.ParityPlacement.Node;
  * <li>A member comes from a live node that holds no chunk of the stripe (data, parity, or a member just added), so
  * all chunks stay on distinct nodes. Among eligible nodes: the node whose rack holds the fewest chunks of the
  * stripe, then the node holding the fewest chunks cluster-wide (new nodes hold none: Scale-RS puts new chunks on
- * new nodes), then the smallest id. The node's first unused candidate (callers pass them coldest first) is taken;
- * a candidate joins one stripe at most.</li>
+ * new nodes), then the smallest id. A node whose rack already holds {@link StripePlanner#membersPerRack} chunks of
+ * the widened stripe (k' + m chunks) is not eligible, as in stripe formation and virtual-slot fills: with enough
+ * racks no rack holds more than m chunks, so a rack down costs no more than the code tolerates. The node's first
+ * unused candidate (callers pass them coldest first) is taken; a candidate joins one stripe at most.</li>
  * <li>Traffic (Scale-RS Policy-1, section 3.3.1 of the paper): the node of each added member sends that member's
  * parity difference a(j,i)*d_i, as long as the member, to each of the stripe's m parity nodes. Nothing else moves:
  * members stay on their nodes, and a longer member extends the chunks with zeros locally.</li>
@@ -191,9 +193,10 @@ public final class WideningPlanner
                 queues.computeIfAbsent(c.node(), n -> new ArrayList<>()).add(c);
         }
 
+        int racks = new HashSet<>(rackOf.values()).size();
         Map<StripeId, Work> work = new LinkedHashMap<>();
         for (StripeRecord r : sorted)
-            work.put(r.id(), new Work(r, targetK, rackOf));
+            work.put(r.id(), new Work(r, targetK, rackOf, racks));
         for (boolean virtualPass : new boolean[]{ true, false })
             for (Work w : work.values())
                 if (w.widenable)
@@ -235,11 +238,14 @@ public final class WideningPlanner
         final Set<String> holders = new HashSet<>();
         final Map<String, Integer> rackLoad = new HashMap<>();
         final List<Addition> added = new ArrayList<>();
+        /** At most this many chunks of the widened stripe per rack (StripePlanner.membersPerRack). */
+        final int perRack;
 
-        Work(StripeRecord r, int targetK, Map<String, String> rackOf)
+        Work(StripeRecord r, int targetK, Map<String, String> rackOf, int racks)
         {
             this.record = r;
             this.targetK = targetK;
+            this.perRack = StripePlanner.membersPerRack(Math.max(r.k(), targetK), r.m(), racks);
             for (int i = 0; i < r.k(); i++)
                 if (r.members().get(i).isVirtual())
                     virtualSlots.add(i);
@@ -304,7 +310,7 @@ public final class WideningPlanner
             for (Map.Entry<String, List<Candidate>> e : queues.entrySet())
             {
                 String n = e.getKey();
-                if (e.getValue().isEmpty() || holders.contains(n))
+                if (e.getValue().isEmpty() || holders.contains(n) || rackLoad.getOrDefault(rackOf.get(n), 0) >= perRack)
                     continue;
                 if (best == null || compare(n, best, load, rackOf) < 0)
                     best = n;
@@ -356,7 +362,8 @@ public final class WideningPlanner
                 outcome = added.isEmpty() ? Outcome.CANNOT_WIDEN : Outcome.PARTIAL;
                 reason = "needs " + slotsAsked() + " members from distinct live nodes holding none of its chunks, found "
                          + added.size() + " (live nodes outside the stripe: " + outside(rackOf)
-                         + "; none of them has an unused candidate left)";
+                         + "; none of them has an unused candidate left"
+                         + (perRack == Integer.MAX_VALUE ? "" : " on a rack holding fewer than " + perRack + " of its chunks") + ")";
             }
             String toCodec = toK == r.k() ? r.codecId() : CauchyMatrix.codecId(toK, r.m());
             return new StripePlan(r.id(), outcome, reason, r.k(), toK, r.m(), r.codecId(), toCodec, r.codeLength(),

@@ -199,6 +199,26 @@ class WideningPlannerTest
     }
 
     @Test
+    void aRackHoldsNoMoreThanItsShareOfTheWidenedStripe()
+    {
+        // RS(2,1) on racks r1 (A), r2 (B), r3 (parity C), widened to k'=4: 5 chunks on 3 racks, at most
+        // max(m, ceil(5/3)) = 2 per rack. Only r1 has new nodes (D, E): D joins (r1 then holds 2), E may not (3 in r1
+        // would exceed the share), so the stripe widens by one and says why it stopped.
+        StripeRecord s = stripe(1, 1, 4096, List.of(member("A", "a", 10), member("B", "b", 10)), "C");
+        List<Node> ring = List.of(new Node("A", "r1"), new Node("B", "r2"), new Node("C", "r3"), new Node("D", "r1"), new Node("E", "r1"));
+        StripePlan p = WideningPlanner.plan(List.of(s), ring, List.of(cand("D", "d", 10), cand("E", "e", 10)), 4, 4096)
+                                      .stripes().get(0);
+        assertEquals(Outcome.PARTIAL, p.outcome());
+        assertEquals(List.of("D"), p.additions().stream().map(a -> a.node()).toList());
+        assertEquals(3, p.toK());
+        assertTrue(p.reason().contains("on a rack holding fewer than 2 of its chunks"), p.reason());
+        // Without racks the same candidates widen it to k'=4.
+        StripePlan flat = WideningPlanner.plan(List.of(s), ring("A", "B", "C", "D", "E"),
+                                               List.of(cand("D", "d", 10), cand("E", "e", 10)), 4, 4096).stripes().get(0);
+        assertEquals(Outcome.WIDENED, flat.outcome());
+    }
+
+    @Test
     void badInputsNameTheField()
     {
         StripeRecord s = stripe(1, 1, 4096, List.of(member("A", "a", 10), member("B", "b", 10)), "C");
