@@ -327,11 +327,48 @@ final class MemberRestore
             return;
         }
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
-            .build(layout, j, node.tiered().members(), file.getParent(), file.getFileName().toString());
+            .build(layout, j, decodingWhatIsUnreadable(table, r), file.getParent(), file.getFileName().toString());
         progress.accept(r.codeLength());
         count.accept("parity_regenerated");
         logger.info("rebuild: parity {} of stripe {} ({}) generation {} regenerated from k={} data members: {} bytes ({} ms)", j, r.id(),
                     table, generation, layout.k(), built.length(), node.clock().millisSince(start));
+    }
+
+    /**
+     * Reads data members directly; a member that cannot be read (its node down, or gone from the ring after a
+     * decommission) is reconstructed from k other chunks of the stripe with the checksums of one of its stubs. A parity
+     * chunk is thus regenerated whenever the stripe decodes, not only when all k data members answer: with m = 2, a
+     * parity node rebuilt while a data member's node is away (the simulation: a node decommissioned, then another's
+     * disk lost before the departure repair ran) no longer waits for that node.
+     */
+    private io.elect.core.stripes.StripeMemberReader decodingWhatIsUnreadable(TableRef table, StripeRecord r)
+    {
+        io.elect.core.stripes.StripeMemberReader direct = node.tiered().members();
+        Map<Integer, DecodedRangeSource> decoders = new java.util.HashMap<>();
+        return (layout, i, offset, length) -> {
+            try
+            {
+                return direct.read(layout, i, offset, length);
+            }
+            catch (IOException unreadable)
+            {
+                DecodedRangeSource d = decoders.get(i);
+                if (d == null)
+                {
+                    StripeStatus stub = findStub(table, r, i);
+                    if (stub == null)
+                        throw unreadable;
+                    d = reconstruction(stub.stub().layout(), i, stub.stub().checksums());
+                    decoders.put(i, d);
+                    logger.info("rebuild: member {} of stripe {} ({}) unreadable ({}); decoding it from k={} other chunks to regenerate parity",
+                                i, r.id(), table, unreadable.getMessage(), layout.k());
+                }
+                ByteBuffer buf = ByteBuffer.allocate(length);
+                d.read(offset, buf);
+                buf.flip();
+                return buf;
+            }
+        };
     }
 
     /** The transport endpoint of a node (all nodes use the same port). */

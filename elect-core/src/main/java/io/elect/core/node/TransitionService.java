@@ -216,14 +216,17 @@ public final class TransitionService
                 continue;
             // Stripes whose every file is fully shadowed go first; the bytes they free change the plan, so a round
             // that retired any plans again next time, with fresh snapshots.
-            if (allUp && retire(table, snaps) > 0)
+            // (None of these steps starts while a node joins, leaves or moves: a node that leaves mid-change would
+            // leave the change waiting for an answer that never comes.)
+            boolean ringSteady = !node.ring().changing();
+            if (allUp && ringSteady && retire(table, snaps) > 0)
                 continue;
             // Then members fully shadowed in stripes that stay (issue 16: a partial update leaves most of a stripe
             // live, but a member every row of which was rewritten holds nothing a read returns).
-            if (allUp && removeMembers(table, snaps) > 0)
+            if (allUp && ringSteady && removeMembers(table, snaps) > 0)
                 continue;
             // Then members whose obsolete share is large are replaced by their next version (member merges)
-            if (allUp && node.config().memberMergeEnabled && mergeMembers(table, snaps) > 0)
+            if (allUp && ringSteady && node.config().memberMergeEnabled && mergeMembers(table, snaps) > 0)
                 continue;
             // Encoding, fills and offloads plan on byte counts, which are transient while the ring changes and a little
             // after (streamed copies that new stubs shadow until the next re-purge): counting them, the planner would
@@ -242,7 +245,8 @@ public final class TransitionService
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             // Virtual slots of committed stripes are filled first (a change: every ring member must answer its stub switch)
             List<io.elect.core.stripes.StripeRecord> fillable = !allUp || !node.config().fillVirtualSlots ? List.of()
-                : node.store().list().stream().filter(s -> s.realMembers() > 0 && table.equals(RemoteStripeParticipant.tableOf(s))).toList();
+                : node.store().list().stream().filter(s -> s.realMembers() > 0 && table.equals(RemoteStripeParticipant.tableOf(s))
+                                                                 && namesNoDepartedNode(s)).toList();
             TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine,
                                                           p -> lastRounds.put(table, TransitionCoordinator.RoundResult.planOnly(table, p)), fillable);
             lastRounds.put(table, r);
@@ -282,13 +286,34 @@ public final class TransitionService
     }
 
     /**
+     * A stripe record a round may start a change on (retire, removal, merge, fill): none that names a node which left
+     * the ring. Those belong to the departure repair first ({@link DepartureRepair}, after its grace period): a change
+     * would wait forever for the departed node's answer (the simulation found a fill stuck in CHANGING that way).
+     */
+    private java.util.Optional<StripeRecord> changeable(io.elect.core.stripes.StripeId id)
+    {
+        return node.store().get(id).filter(this::namesNoDepartedNode);
+    }
+
+    private boolean namesNoDepartedNode(StripeRecord r)
+    {
+        for (io.elect.core.stripes.Member m : r.members())
+            if (!m.isVirtual() && node.ring().hasLeft(m.node()))
+                return false;
+        for (String p : r.parityNodes())
+            if (node.ring().hasLeft(p))
+                return false;
+        return true;
+    }
+
+    /**
      * Retires (at most {@link #MAX_STRIPES_PER_ROUND}) the stripes of the table that every node reports fully
      * shadowed ({@link Retirement}); returns how many it tried. A retirement that fails stays RETIRING and recovery
      * finishes it.
      */
     private int retire(TableRef table, Map<String, NodeSnapshot> snaps)
     {
-        List<io.elect.core.stripes.StripeId> ids = Retirement.retirable(snaps, node.ring().members(), node.store()::get);
+        List<io.elect.core.stripes.StripeId> ids = Retirement.retirable(snaps, node.ring().members(), this::changeable);
         int tried = 0, retired = 0;
         for (io.elect.core.stripes.StripeId id : ids)
         {
@@ -322,7 +347,7 @@ public final class TransitionService
      */
     private int removeMembers(TableRef table, Map<String, NodeSnapshot> snaps)
     {
-        List<MemberRemoval.Candidate> todo = MemberRemoval.removable(snaps, node.ring().members(), node.store()::get);
+        List<MemberRemoval.Candidate> todo = MemberRemoval.removable(snaps, node.ring().members(), this::changeable);
         int tried = 0, removed = 0;
         for (MemberRemoval.Candidate c : todo)
         {
@@ -361,7 +386,7 @@ public final class TransitionService
         io.elect.core.config.ElectConfig cfg = node.config();
         MemberMerges.Policy policy = new MemberMerges.Policy(cfg.memberMergeMinObsoleteShare, cfg.memberMergeAgeSeconds * 1000L,
                                                              cfg.coldReadRate);
-        List<MemberMerges.Candidate> todo = MemberMerges.mergeable(snaps, node.ring().members(), node.store()::get, policy,
+        List<MemberMerges.Candidate> todo = MemberMerges.mergeable(snaps, node.ring().members(), this::changeable, policy,
                                                                    node.clock().millis());
         int tried = 0, merged = 0;
         for (MemberMerges.Candidate c : todo)

@@ -35,7 +35,7 @@ import io.elect.offload.ColdStore;
 
 /**
  * The simulated cluster: N nodes on one token ring (one token each, evenly spaced; SimpleStrategy with replication
- * factor min(3, N)), each a real {@link ElectNode} service layer over its {@link SimTables}, the simulated network,
+ * factor min(3, N); a node may leave it, {@link #beginLeaving}/{@link #leave}), each a real {@link ElectNode} service layer over its {@link SimTables}, the simulated network,
  * one shared stripe store and one cold store, all driven by one seeded {@link Random} and one {@link ManualClock}.
  * It knows how to start, kill, wipe and rebuild a node, and how a client writes (CL ALL) and reads (CL ONE, the first
  * ready replica in ring order, which is how ELECT's tables are read).
@@ -56,13 +56,19 @@ final class SimCluster implements AutoCloseable
     final Sabotage sabotage;
     private final Path root;
     private final int rowsPerFile;
-    private final long[] tokens;
+    /** The ring members' tokens, in ring order; {@code tokens[i]} is {@code nodes.get(i)}'s. */
+    private long[] tokens;
     private final List<SimNode> nodes = new ArrayList<>();
+    /** The node being decommissioned (Cassandra's LEAVING: its ranges are pending on the nodes taking them), or null. */
+    private SimNode leaving;
+    /** Nodes that left the ring (decommissioned): gone for good, never restarted. */
+    private final List<SimNode> departed = new ArrayList<>();
 
     /** One simulated node. */
     final class SimNode
     {
-        final int index;
+        /** Position in the ring (and in {@link #nodes}); renumbered when a node leaves. */
+        int index;
         final String id;
         final Path dir;
         SimTables tables;
@@ -156,6 +162,29 @@ final class SimCluster implements AutoCloseable
                 out.add(nodes.get(i).id);
             return out;
         }
+
+        /** Its natural ranges, and while a node leaves the ranges it will take over (pending, as token metadata says). */
+        @Override
+        public boolean willReplicate(String keyspace, String firstToken, String lastToken)
+        {
+            if (replicasOfSpan(keyspace, firstToken, lastToken).contains(self()))
+                return true;
+            return leaving != null && leaving != me
+                   && (replicasWithout(Long.parseLong(firstToken), leaving).contains(me.id)
+                       || replicasWithout(Long.parseLong(lastToken), leaving).contains(me.id));
+        }
+
+        @Override
+        public long version()
+        {
+            return members().hashCode() * 31L + (leaving == null ? 0 : leaving.id.hashCode());
+        }
+
+        @Override
+        public boolean changing()
+        {
+            return leaving != null;
+        }
     }
 
     SimCluster(long seed, Path root, int n, ElectConfig config, int rowsPerFile, Sabotage sabotage) throws IOException
@@ -197,8 +226,65 @@ final class SimCluster implements AutoCloseable
 
     // ------------------------------------------------------------------ the ring
 
+    /** Nodes that left the ring (decommissioned). */
+    List<SimNode> departed()
+    {
+        return departed;
+    }
+
+    /** The replicas of a token once {@code without} has left the ring (ids, primary first). */
+    List<String> replicasWithout(long token, SimNode without)
+    {
+        List<SimNode> rest = new ArrayList<>(nodes);
+        rest.remove(without);
+        long[] restTokens = new long[rest.size()];
+        for (int i = 0, j = 0; i < nodes.size(); i++)
+            if (nodes.get(i) != without)
+                restTokens[j++] = tokens[i];
+        List<String> out = new ArrayList<>();
+        for (int i : replicaIndexes(token, restTokens, Math.min(rf, rest.size())))
+            out.add(rest.get(i).id);
+        return out;
+    }
+
+    /** Cassandra's LEAVING: the nodes that will take over n's ranges see them as pending (Ring.willReplicate). */
+    void beginLeaving(SimNode n)
+    {
+        if (leaving != null)
+            throw new IllegalStateException(leaving + " is already leaving");
+        leaving = n;
+    }
+
+    /**
+     * Cassandra's LEFT: n is out of the ring (its token gone, the others renumbered), its process stopped and its
+     * disk deleted (a decommissioned node's data is no longer the cluster's). The caller streams first.
+     */
+    void leave(SimNode n) throws IOException
+    {
+        if (leaving != n)
+            throw new IllegalStateException(n + " is not leaving");
+        int at = nodes.indexOf(n);
+        kill(n);
+        long[] rest = new long[tokens.length - 1];
+        for (int i = 0, j = 0; i < tokens.length; i++)
+            if (i != at)
+                rest[j++] = tokens[i];
+        tokens = rest;
+        nodes.remove(at);
+        for (int i = 0; i < nodes.size(); i++)
+            nodes.get(i).index = i;
+        departed.add(n);
+        leaving = null;
+        deleteTree(n.dir);
+    }
+
     /** Indexes of the replicas of a token: its primary (the first node whose token is >= it) and the next rf - 1. */
     int[] replicaIndexes(long token)
+    {
+        return replicaIndexes(token, tokens, rf);
+    }
+
+    private static int[] replicaIndexes(long token, long[] tokens, int rf)
     {
         int primary = 0;
         while (primary < tokens.length && tokens[primary] < token)

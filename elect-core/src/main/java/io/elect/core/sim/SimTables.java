@@ -169,6 +169,42 @@ final class SimTables implements LocalTables
         return out;
     }
 
+    /** Rows another node streamed here (a ring change): one level-0 file per role, as Cassandra adds a streamed SSTable. */
+    void receiveStream(List<Row> rows) throws IOException
+    {
+        if (!rows.isEmpty())
+            set.addByRole(rows, 0);
+    }
+
+    /**
+     * The decoupled trees after a ring change (docs/design/decoupled-trees.md, "Topology change"): every unfrozen
+     * LOCAL file holding a row of a role other than its own is re-split by role. The pieces go to level 0, as LCS
+     * demotes a re-split piece that overlaps its new level; compaction then merges them in. Frozen files (members,
+     * stubs, offloaded files) are never rewritten. Returns the files re-split.
+     */
+    int reclassify() throws IOException
+    {
+        int misfits = 0;
+        for (SimFile f : new ArrayList<>(set.files.values()))
+        {
+            if (f.frozen())
+                continue;
+            List<Row> rows = set.rows(f);
+            boolean misfit = false;
+            for (Row r : rows)
+            {
+                int role = set.roleOf(r.token());
+                misfit |= !java.util.Objects.equals(role < 0 ? null : role, f.role);
+            }
+            if (!misfit)
+                continue;
+            set.remove(f);
+            set.addByRole(rows, 0);
+            misfits++;
+        }
+        return misfits;
+    }
+
     /** The node's bytes of every kind, for the simulation's own accounting. */
     long hotBytes()
     {

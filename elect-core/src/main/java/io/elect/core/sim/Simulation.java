@@ -92,6 +92,15 @@ public final class Simulation
     private final java.util.SplittableRandom mergeEvents;
     /** The step at which the operator widens stripes to k + 1 ({@link #widen}), or -1. */
     private final int widenStep;
+    /**
+     * From this step on the operator decommissions a node ({@link RingChangeEvents}; the first step at which every
+     * node is ready), or -1: a third of the seeds whose cluster keeps max(RF, k + m) nodes after it, with node and step
+     * drawn from a generator of their own so that the other seeds keep their traces.
+     */
+    private final int decommissionStep;
+    private final java.util.SplittableRandom operatorRing;
+    private final RingChangeEvents ringChanges;
+    private boolean decommissioned;
 
     private Simulation(Options o) throws IOException
     {
@@ -105,9 +114,14 @@ public final class Simulation
         // spare, at a step of the middle third; a generator of its own keeps the other seeds' traces
         java.util.SplittableRandom widening = new java.util.SplittableRandom(o.seed() ^ 0x5CA1E5L);
         this.widenStep = o.nodes() >= o.k() + o.m() + 1 && widening.nextInt(3) == 0 ? third + widening.nextInt(Math.max(1, third)) : -1;
+        this.operatorRing = new java.util.SplittableRandom(o.seed() ^ 0xDEC0AA1L);
+        boolean canLeave = o.nodes() - 1 >= Math.max(Math.min(3, o.nodes()), o.k() + o.m())
+                           && !Boolean.getBoolean("elect.sim.no_ring_changes");
+        this.decommissionStep = canLeave && operatorRing.nextInt(3) == 0 ? o.steps() / 4 + operatorRing.nextInt(Math.max(1, o.steps() / 2)) : -1;
         this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o, alpha),
                                 ROWS_PER_FILE, o.sabotage());
         this.faults = new FaultEvents(this, c);
+        this.ringChanges = new RingChangeEvents(this, c);
         try
         {
             this.trace = MessageDigest.getInstance("SHA-256");
@@ -199,6 +213,13 @@ public final class Simulation
             raiseAlpha();
         if (step == widenStep)
             widen();
+        if (decommissionStep >= 0 && step >= decommissionStep && !decommissioned)
+        {
+            SimNode leaving = c.nodes().get(operatorRing.nextInt(c.nodes().size()));
+            decommissioned = ringChanges.decommission(leaving, o.k(), o.m());
+            if (decommissioned)
+                stats.put("decommissions", 1);
+        }
         if (mergesOn(o.seed()) && mergeEvents.nextInt(25) == 0)
             overwritePartOfMember();
         int dice = c.random.nextInt(100);

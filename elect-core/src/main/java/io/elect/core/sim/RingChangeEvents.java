@@ -1,0 +1,103 @@
+package io.elect.core.sim;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import io.elect.core.sim.SimCluster.SimNode;
+import io.elect.core.sim.SimRows.Row;
+
+/**
+ * Ring changes of a {@link Simulation} (issue 18): the operator decommissions a node, as {@code nodetool decommission}
+ * does it with ELECT's plugins on every node.
+ *
+ * <ol>
+ * <li>LEAVING: the nodes that will take over the leaving node's ranges see them as pending
+ *     ({@code Ring.willReplicate}); for about twice Cassandra's ring_delay (60 s) every live node runs its stub
+ *     coverage every 5 s, as its own thread does (a node taking over a range whose encoded rows the leaving node held
+ *     only as stubs gets those stubs: Cassandra's streams leave stubs out).</li>
+ * <li>Streams: every row version the leaving node holds in its memtable and LOCAL files (replicated data and encoded
+ *     members, not stubs, not COLD files: what Cassandra streams of ELECT tables) goes to each node that replicates
+ *     its token after the change and did not before, as a new level-0 file.</li>
+ * <li>LEFT: the node leaves the ring (never to return), its disk is deleted; every node re-splits the files whose
+ *     rows changed role (the decoupled trees' re-classification); the coordinator's departure repair takes the
+ *     stripes that name it once the grace period has passed.</li>
+ * </ol>
+ *
+ * Faults are whatever the run has at that moment: a stub that stub coverage could not install in time is a read
+ * the invariants catch, as it would be on a real cluster.
+ */
+final class RingChangeEvents
+{
+    /** LEAVING lasts this long (Cassandra: about 2 x ring_delay, 30 s by default), coverage every 5 s. */
+    static final int LEAVING_SECONDS = 60, COVERAGE_EVERY_SECONDS = 5;
+
+    private final Simulation sim;
+    private final SimCluster c;
+
+    RingChangeEvents(Simulation sim, SimCluster c)
+    {
+        this.sim = sim;
+        this.c = c;
+    }
+
+    /**
+     * Decommissions {@code n} if an operator could now: every node up and ready (Cassandra refuses to stream from a
+     * down replica's ranges otherwise), and enough nodes left for the replication factor and a stripe's k + m chunks.
+     * Returns whether it ran.
+     */
+    boolean decommission(SimNode n, int k, int m) throws IOException
+    {
+        int after = c.nodes().size() - 1;
+        if (c.unavailable() > 0 || after < Math.max(c.rf, k + m))
+            return false;
+        c.beginLeaving(n);
+        sim.event("decommission " + n + ": leaving");
+        int installed = 0;
+        for (int s = 0; s < LEAVING_SECONDS; s += COVERAGE_EVERY_SECONDS)
+        {
+            c.clock.advance(COVERAGE_EVERY_SECONDS, TimeUnit.SECONDS);
+            for (SimNode x : c.nodes())
+                if (x.up)
+                {
+                    try
+                    {
+                        installed += x.node.ops().coverStubs();
+                    }
+                    catch (RuntimeException e)
+                    {
+                        sim.event("stub coverage on " + x + " failed: " + e.getClass().getSimpleName());
+                    }
+                }
+        }
+        // what n streams to each node that takes over a token (computed on the ring before it leaves)
+        Map<SimNode, List<Row>> streams = new LinkedHashMap<>();
+        for (Row r : n.tables.rowsForStreaming(t -> true))
+        {
+            Set<String> before = new HashSet<>();
+            for (int i : c.replicaIndexes(r.token()))
+                before.add(c.nodes().get(i).id);
+            for (String id : c.replicasWithout(r.token(), n))
+                if (!before.contains(id))
+                    streams.computeIfAbsent(c.byId(id), x -> new ArrayList<>()).add(r);
+        }
+        c.leave(n);
+        int misfits = 0;
+        for (SimNode x : c.nodes())
+            misfits += x.tables.reclassify();
+        int streamed = 0;
+        for (Map.Entry<SimNode, List<Row>> e : streams.entrySet())
+        {
+            e.getKey().tables.receiveStream(e.getValue());
+            streamed += e.getValue().size();
+        }
+        sim.event("decommission " + n + ": left; " + installed + " stubs installed while leaving, " + streamed + " rows streamed to "
+                  + streams.keySet() + ", " + misfits + " files re-split by role");
+        return true;
+    }
+}
