@@ -38,6 +38,8 @@ public final class ElectConfig
     public final int transitionMinAgeSeconds;
     public final int primaryOffloadMinAgeSeconds;
     public final int stripeFillWaitSeconds;
+    /** A stripe's code length is its longest member rounded up to this (parity chunks are about that long). */
+    public final int stripeAlignmentBytes;
     public final int transportMaxFrameBytes;
     public final int transportRequestTimeoutMillis;
     public final int transportRetries;
@@ -96,6 +98,7 @@ public final class ElectConfig
         transitionMinAgeSeconds = r.intIn("transition_min_age_seconds", 3600, 0, Integer.MAX_VALUE);
         primaryOffloadMinAgeSeconds = r.intIn("primary_offload_min_age_seconds", 86400, 0, Integer.MAX_VALUE);
         stripeFillWaitSeconds = r.intIn("stripe_fill_wait_seconds", 300, 0, Integer.MAX_VALUE);
+        stripeAlignmentBytes = r.intIn("stripe_alignment_bytes", 4096, 1, 1 << 20);
         transportMaxFrameBytes = r.intIn("transport_max_frame_bytes", 16 << 20, 1024, 1 << 30);
         transportRequestTimeoutMillis = r.intIn("transport_request_timeout_ms", 10_000, 1, 3_600_000);
         transportRetries = r.intIn("transport_retries", 3, 0, 100);
@@ -143,6 +146,7 @@ public final class ElectConfig
         m.put("transition_min_age_seconds", transitionMinAgeSeconds);
         m.put("primary_offload_min_age_seconds", primaryOffloadMinAgeSeconds);
         m.put("stripe_fill_wait_seconds", stripeFillWaitSeconds);
+        m.put("stripe_alignment_bytes", stripeAlignmentBytes);
         m.put("transport_max_frame_bytes", transportMaxFrameBytes);
         m.put("transport_request_timeout_ms", transportRequestTimeoutMillis);
         m.put("transport_retries", transportRetries);

@@ -525,7 +525,7 @@ public final class TransitionService
     {
         var config = node.config();
         return new TransitionCoordinator.Settings(savingTarget, config.dataChunks, config.parityChunks, codecId,
-                                                  config.erasureCodingEnabled, config.offloadEnabled, 4096,
+                                                  config.erasureCodingEnabled, config.offloadEnabled, config.stripeAlignmentBytes,
                                                   config.stripeFillWaitSeconds * 1000L, MAX_STRIPES_PER_ROUND);
     }
 

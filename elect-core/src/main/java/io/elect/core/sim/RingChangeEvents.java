@@ -48,13 +48,19 @@ final class RingChangeEvents
 
     /**
      * Decommissions {@code n} if an operator could now: every node up and ready (Cassandra refuses to stream from a
-     * down replica's ranges otherwise), and enough nodes left for the replication factor and a stripe's k + m chunks.
+     * down replica's ranges otherwise), no stripe change in flight, and enough nodes left for the replication factor
+     * and a stripe's k + m chunks.
      * Returns whether it ran.
      */
     boolean decommission(SimNode n, int k, int m) throws IOException
     {
         int after = c.nodes().size() - 1;
         if (c.unavailable() > 0 || after < Math.max(c.rf, k + m))
+            return false;
+        // A stripe change in flight that involves the leaving node would wait forever for it once it has left (the
+        // recovery cannot reach a departed node; docs/design/topology.md, "Changes in flight when a node leaves"):
+        // the operator decommissions once `electtool status` shows no stripe outside a terminal state.
+        if (c.stripes.list().stream().anyMatch(r -> !r.state().isTerminal()))
             return false;
         c.beginLeaving(n);
         sim.event("decommission " + n + ": leaving");

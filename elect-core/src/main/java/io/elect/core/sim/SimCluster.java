@@ -464,9 +464,36 @@ final class SimCluster implements AutoCloseable
     /** Nodes down or not ready. */
     int unavailable()
     {
-        int d = 0;
+        int d = departedStillNamed();
         for (SimNode n : nodes)
             if (!n.ready())
+                d++;
+        return d;
+    }
+
+    /**
+     * Departed nodes that a live stripe record still names (a member or parity chunk): until the departure repair has
+     * taken them out, each stripe naming one tolerates one failure fewer (its chunk there is gone for good), so the
+     * simulation counts such a node as unavailable, for the failures it injects (at most m) and for the reads it
+     * requires to succeed. The window is the real system's: docs/design/topology.md, "The window after a node leaves".
+     */
+    int departedStillNamed()
+    {
+        if (departed.isEmpty())
+            return 0;
+        java.util.Set<String> named = new java.util.HashSet<>();
+        for (io.elect.core.stripes.StripeRecord r : stripes.list())
+        {
+            if (r.state() == io.elect.core.stripes.StripeState.RETIRED || r.state() == io.elect.core.stripes.StripeState.ROLLED_BACK)
+                continue;
+            for (io.elect.core.stripes.Member mem : r.members())
+                if (!mem.isVirtual())
+                    named.add(mem.node());
+            named.addAll(r.parityNodes());
+        }
+        int d = 0;
+        for (SimNode n : departed)
+            if (named.contains(n.id))
                 d++;
         return d;
     }

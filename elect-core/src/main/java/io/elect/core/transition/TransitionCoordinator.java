@@ -94,11 +94,30 @@ public final class TransitionCoordinator
     /** @param parityCorrection see {@link AlphaPlanner.Params#parityCorrection} */
     public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots, double parityCorrection)
     {
+        return plan(settings, snapshots, parityCorrection, 0);
+    }
+
+    /** @param fillableBytes see {@link AlphaPlanner.Params#fillableBytes} ({@link #fillableBytes}) */
+    public static Plan plan(Settings settings, Collection<NodeSnapshot> snapshots, double parityCorrection, double fillableBytes)
+    {
         List<NodeBytes> bytes = new ArrayList<>();
         for (NodeSnapshot s : snapshots)
             bytes.add(nodeBytes(s));
         return AlphaPlanner.plan(new AlphaPlanner.Params(settings.alpha(), settings.k(), settings.m(), settings.encodingEnabled(),
-                                                         settings.offloadEnabled(), 0.0, parityCorrection), bytes);
+                                                         settings.offloadEnabled(), 0.0, parityCorrection, fillableBytes), bytes);
+    }
+
+    /**
+     * Room in the virtual slots that this round's fills may use: virtual slots times code length of the COMMITTED
+     * stripes of {@code fillable} with no change under way (what {@link VirtualSlotFills} fills).
+     */
+    public static double fillableBytes(Collection<StripeRecord> fillable)
+    {
+        double room = 0;
+        for (StripeRecord r : fillable)
+            if (r.state() == io.elect.core.stripes.StripeState.COMMITTED && r.change() == null)
+                room += VirtualSlotFills.virtualSlots(r) * (double) r.codeLength();
+        return room;
     }
 
     /**
@@ -331,7 +350,7 @@ public final class TransitionCoordinator
     {
         Settings settings = this.settings; // one round, one set of settings
         long now = clock.getAsLong();
-        Plan plan = plan(settings, snapshots.values(), parityCorrection);
+        Plan plan = plan(settings, snapshots.values(), parityCorrection, fillableBytes(fillable));
         onPlan.accept(plan);
         List<Candidate> pending = new ArrayList<>();
         Set<String> seenNow = new HashSet<>();

@@ -26,8 +26,10 @@ import io.elect.core.transition.ParityPlacement.Node;
  *
  * <p>Rules:
  * <ol>
- * <li>Only COMMITTED stripes of the {@link CauchyMatrix} family whose parity nodes are all live are widened; the
- * others are reported with the reason, never silently skipped.</li>
+ * <li>Only COMMITTED stripes of the {@link CauchyMatrix} family whose parity and member nodes are all live are
+ * widened (a change waits for every one of them; one that left the ring never answers again: the simulation had a
+ * widening stuck CHANGING on a decommissioned member's node); the others are reported with the reason, never silently
+ * skipped.</li>
  * <li>Virtual-zero slots first, cluster-wide: a first pass fills the virtual slots of every stripe (in stripe id
  * order), a second pass adds new slots k, k+1, ... up to k'. A stripe that gets fewer new members than asked widens
  * to k + (new members it got): widening never creates virtual slots.</li>
@@ -280,6 +282,10 @@ public final class WideningPlanner
             for (String p : r.parityNodes())
                 if (!rackOf.containsKey(p))
                     return "parity node " + p + " is not a live ring node: it could not apply the differences";
+            for (Member mem : r.members())
+                if (!mem.isVirtual() && !rackOf.containsKey(mem.node()))
+                    return "member node " + mem.node() + " is not a live ring node: the change could not describe its member "
+                           + "(a node that left the ring is taken out by the departure repair first)";
             return null;
         }
 

@@ -165,6 +165,7 @@ class ElectConfigTest
         assertEquals(3600, d.transitionMinAgeSeconds);
         assertEquals(86400, d.primaryOffloadMinAgeSeconds);
         assertEquals(300, d.stripeFillWaitSeconds);
+        assertEquals(4096, d.stripeAlignmentBytes);
         assertEquals(16 << 20, d.transportMaxFrameBytes);
         assertEquals(10_000, d.transportRequestTimeoutMillis);
         assertEquals(3, d.transportRetries);
@@ -174,7 +175,7 @@ class ElectConfigTest
                                                 "transition_min_age_seconds", 0, "primary_offload_min_age_seconds", 10,
                                                 "stripe_fill_wait_seconds", 2, "transport_max_frame_bytes", 4096,
                                                 "transport_request_timeout_ms", 250, "transport_retries", 0,
-                                                "transition_interval_seconds", 3));
+                                                "transition_interval_seconds", 3, "stripe_alignment_bytes", 64));
         assertEquals(5, c.hotnessHalfLifeSeconds);
         assertEquals(0.5, c.coldReadRate);
         assertEquals(1.5, c.hotnessHysteresis);
@@ -185,6 +186,7 @@ class ElectConfigTest
         assertEquals(250, c.transportRequestTimeoutMillis);
         assertEquals(0, c.transportRetries);
         assertEquals(3, c.transitionIntervalSeconds);
+        assertEquals(64, c.stripeAlignmentBytes);
         assertTrue(c.toString().contains("\"transport_retries\":0"), c.toString());
 
         Object[][] bad = { { "hotness_half_life_seconds", 0 }, { "hotness_half_life_seconds", 7 * 86400 + 1 },
@@ -193,7 +195,8 @@ class ElectConfigTest
                            { "stripe_fill_wait_seconds", -1 }, { "transport_max_frame_bytes", 1023 },
                            { "transport_max_frame_bytes", (1 << 30) + 1L }, { "transport_request_timeout_ms", 0 },
                            { "transport_retries", -1 }, { "transport_retries", 101 },
-                           { "transition_interval_seconds", 0 }, { "transition_interval_seconds", 86401 } };
+                           { "transition_interval_seconds", 0 }, { "transition_interval_seconds", 86401 },
+                           { "stripe_alignment_bytes", 0 }, { "stripe_alignment_bytes", (1 << 20) + 1 } };
         for (Object[] b : bad)
             assertEquals("elect." + b[0], reject(map(b[0], b[1])).key(), String.valueOf(b[0]) + "=" + b[1]);
     }

@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * every key reads back at ONE and ALL, {@code electtool verify} passes on the four nodes, every committed stripe
  * has its chunks on distinct nodes, the saving returns to within 2 points of alpha, and every third key reads at ONE
  * with node 3 killed. With {@code -Delect.it.bootstrap.grow=N}, nodes 4 .. 3 + N join one after another, each
- * checked as above before the next (reads, its stubs, the saving back within 2 points). With
+ * checked as above before the next (reads, its stubs, the saving back within 2 points).
+ * {@code -Delect.it.bootstrap.num_tokens=N} starts the nodes with N tokens each (vnodes; joiners take N too). With
  * {@code -Delect.it.bootstrap.kill=PATTERN}, node 4 is killed with SIGKILL when its log shows PATTERN and restarted:
  * it must resume the join and pass the same checks.
  *
@@ -48,12 +49,14 @@ class BootstrapIT
     private static final int GROW = Integer.getInteger("elect.it.bootstrap.grow", 1);
     /** A regex of node 4's log at which it is killed mid-join (see joinAfterAKill); null: no kill. */
     private static final String KILL_AT = System.getProperty("elect.it.bootstrap.kill");
+    /** Tokens per node ({@code elect-cluster start --num-tokens}; joiners take as many): vnodes with issue 18 item 5. */
+    private static final int NUM_TOKENS = Integer.getInteger("elect.it.bootstrap.num_tokens", 1);
     private static CqlSession session;
 
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = SCRIPT.startTransitioning(3);
+        Result r = SCRIPT.startTransitioning(3, List.of("--num-tokens", String.valueOf(NUM_TOKENS)));
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         session = LocalClusterScript.session(LocalClusterScript.loopback(3));
     }
@@ -84,7 +87,10 @@ class BootstrapIT
             stray += (int) java.nio.file.Files.readString(SCRIPT.runDir().resolve("cluster/node" + i + "/logs/system.log")).lines()
                                              .filter(l -> l.contains("no longer replicates any of its span")).count();
         System.out.println("stray stubs removed on nodes 1-" + (2 + GROW) + ": " + stray);
-        assertTrue(stray > 0, "the nodes that lost ranges to the joiners removed their stubs of those ranges");
+        // With vnodes a member's span crosses many ranges: a node that lost some still replicates part of every span,
+        // so its stubs stay (counted as replicated data only for their share in its ranges, LocalTables.replicatedShare).
+        if (NUM_TOKENS == 1)
+            assertTrue(stray > 0, "the nodes that lost ranges to the joiners removed their stubs of those ranges");
 
         RingChangeChecks.assertChunksOnDistinctNodes(session);
         PreparedStatement get = session.prepare("SELECT field0, field3 FROM " + KS + ".usertable WHERE key = ?");

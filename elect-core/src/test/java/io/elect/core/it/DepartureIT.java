@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * killed and removed with {@code nodetool removenode} (the remaining replicas stream its ranges, reading stubs of its
  * members through their stripes). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
  * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead; with
- * {@code -Delect.it.departure.kill=PATTERN} a first decommission is killed mid-way (see {@link #KILL_AT}). Within a few minutes no stripe names node 4
+ * {@code -Delect.it.departure.kill=PATTERN} a first decommission is killed mid-way (see {@link #KILL_AT}); with
+ * {@code -Delect.it.departure.num_tokens=N} every node has N tokens (vnodes). Within a few minutes no stripe names node 4
  * any more (its members were removed from their stripes after their stubs were materialized, its parity chunks
  * rebuilt on other nodes, or its stripes retired), every key reads back at ONE and ALL, and {@code electtool verify}
  * passes on the three remaining nodes.
@@ -63,12 +64,15 @@ class DepartureIT
      * again; the checks are the same.
      */
     private static final String KILL_AT = System.getProperty("elect.it.departure.kill");
+    /** Tokens per node ({@code elect-cluster start --num-tokens}): vnodes, issue 18 item 5. */
+    private static final int NUM_TOKENS = Integer.getInteger("elect.it.departure.num_tokens", 1);
     private static CqlSession session;
 
     @BeforeAll
     static void startCluster() throws Exception
     {
-        Result r = SCRIPT.startTransitioning(NODES, "elect.data_chunks=" + K, "elect.parity_chunks=" + M);
+        Result r = SCRIPT.startTransitioning(NODES, List.of("--num-tokens", String.valueOf(NUM_TOKENS)), "elect.data_chunks=" + K,
+                                             "elect.parity_chunks=" + M);
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         session = LocalClusterScript.session(LocalClusterScript.loopback(3));
     }

@@ -166,6 +166,43 @@ class AlphaPlannerTest
                      "obsolete and unreplicated together no more than the encoded and replaced bytes");
     }
 
+    /**
+     * Stripes that lost members keep their parity: here 60 parity bytes per node stand for 20 encoded bytes (3 per
+     * byte, against 0.5 for a new (4,2) stripe), so encoding a byte into a NEW stripe frees 1.8 secondary bytes net of
+     * stubs and costs 3 of parity: "saves nothing". Data that fills virtual slots of those stripes adds no parity:
+     * with 200 bytes of room the plan encodes 200 (freeing 360), offloads all 360 parity bytes and 18 old primary
+     * bytes; with room for all it needs, it encodes 738 / 1.8 = 410 and offloads nothing. Per node: 90 eligible
+     * last-level primary bytes, 180 secondary, 20 encoded (old), stubs 4 of 40 replaced bytes; full replication 1980,
+     * hot 2124, target at alpha 0.3: 1386.
+     */
+    @Test
+    void fillingVirtualSlotsCostsNoParity()
+    {
+        List<NodeBytes> c = new ArrayList<>();
+        for (int i = 0; i < 6; i++)
+            c.add(new NodeBytes("n" + i, new long[][]{ { 0, 0, 0 }, { 90, 90, 90 } }, 90, 90, 20, 20, 0, 4, 40, 60, 0));
+        Plan none = AlphaPlanner.plan(new Params(0.3, 4, 2, true, true, 0.0, 1.0, 0), c);
+        assertEquals(1980, none.fullReplicationBytes(), EPS);
+        assertEquals(2124, none.hotBytes(), EPS);
+        assertEquals(0, none.encodeBytes(), EPS);
+        assertFalse(none.reachable());
+        assertTrue(none.limit().contains("encoding saves nothing"), none.limit());
+
+        Plan some = AlphaPlanner.plan(new Params(0.3, 4, 2, true, true, 0.0, 1.0, 200), c);
+        assertEquals(200, some.encodeBytes(), EPS);
+        assertEquals(360, some.parityOffloadBytes(), EPS);
+        assertEquals(18, some.primaryOffloadBytes(), EPS);
+        assertTrue(some.reachable(), some.limit());
+        assertEquals(0.3, some.projectedSaving(), EPS);
+
+        Plan room = AlphaPlanner.plan(new Params(0.3, 4, 2, true, true, 0.0, 1.0, 1000), c);
+        assertEquals(410, room.encodeBytes(), EPS);
+        assertEquals(0, room.parityOffloadBytes(), EPS);
+        assertEquals(0, room.primaryOffloadBytes(), EPS);
+        assertTrue(room.reachable());
+        assertThrows(IllegalArgumentException.class, () -> new Params(0.3, 4, 2, true, true, 0.0, 1.0, -1));
+    }
+
     @Test
     void unreachableByEncodingWhenOffloadDisabled()
     {

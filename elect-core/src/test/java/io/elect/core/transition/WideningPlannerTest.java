@@ -219,6 +219,17 @@ class WideningPlannerTest
     }
 
     @Test
+    void aStripeWithAMemberOffTheLiveRingIsNotWidened()
+    {
+        // B (a member) is down or left the ring: the change would wait for it (DESCRIBE_MEMBER) forever if it left
+        StripeRecord s = stripe(1, 1, 4096, List.of(member("A", "a", 10), member("B", "b", 10)), "C");
+        StripePlan p = WideningPlanner.plan(List.of(s), ring("A", "C", "D"), List.of(cand("D", "d", 10)), 3, 4096).stripes().get(0);
+        assertEquals(Outcome.CANNOT_WIDEN, p.outcome());
+        assertTrue(p.reason().contains("member node B is not a live ring node"), p.reason());
+        assertTrue(p.additions().isEmpty());
+    }
+
+    @Test
     void badInputsNameTheField()
     {
         StripeRecord s = stripe(1, 1, 4096, List.of(member("A", "a", 10), member("B", "b", 10)), "C");
