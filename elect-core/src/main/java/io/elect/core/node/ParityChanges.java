@@ -96,6 +96,11 @@ final class ParityChanges
             return reencode(req, old, start, reader, "encoded from the members other than " + req.slot() + " (its previous version is unreadable)");
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
             return reencode(req, old, start, reader, "built here from its members (this node takes over the chunk)");
+        // A parity move (a departure repair: another parity chunk goes to a new node, every member stays): the
+        // members' difference is zero, so generation g + 1 is generation g's bytes; no member byte is read (DepartureIT
+        // saw a 386 KB member read twice to compute an all-zero difference).
+        if (r.changeKeepsMember())
+            return copyPrevious(req, old, file, start, r.codecId(), r.k(), "Copied", "copied (its members are unchanged: a parity move)");
         String policy = node.config().updatePolicy;
         if ("reencode".equals(policy) || "auto".equals(policy) && autoReencodes(req, old))
             return reencode(req, old, start, reader, "encoded afresh from the members of the new plan (update_policy " + policy + ")");
@@ -152,13 +157,23 @@ final class ParityChanges
         if (!Files.exists(old) && !Files.exists(ParityFiles.coldMarker(old)))
             return reencode(req, old, start, new CountingMemberReader(node.tiered().members(), RemoteStripeParticipant.nodeLocator(node.selfPeer(), "/")),
                             "built here from its members (this node takes over the chunk)");
+        return copyPrevious(req, old, file, start, r.codecId(), r.k(), "Widened", "widened to k=" + r.k() + " (" + r.codecId() + ")");
+    }
+
+    /**
+     * Generation g + 1 as a verified copy of generation g (recalled first if offloaded) under {@code codecId} and
+     * {@code k}: a widening (wider codec) or a parity move (same codec). Counted in ParityMaintenance.{@code counter}.
+     */
+    private ParityInfo copyPrevious(ParityChangeRequest req, Path old, Path file, long start, String codecId, int k, String counter,
+                                    String what) throws IOException
+    {
         Path recalled = Files.exists(old) ? null : recall(req.table(), req, old);
         try
         {
-            ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).reshape(recalled != null ? recalled : old, r.codecId(), r.k(), file);
-            account("Widened", new CountingMemberReader(node.tiered().members(), "/"), built.length(), recalled == null ? 0 : built.length(), built.length());
-            logger.info("parity {} of stripe {} ({}) generation {} -> {}: widened to k={} ({}), {} bytes copied ({} ms)", req.index(), req.stripeId(),
-                        req.table(), req.toGeneration() - 1, req.toGeneration(), r.k(), r.codecId(), built.length(), node.clock().millisSince(start));
+            ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).reshape(recalled != null ? recalled : old, codecId, k, file);
+            account(counter, new CountingMemberReader(node.tiered().members(), "/"), built.length(), recalled == null ? 0 : built.length(), built.length());
+            logger.info("parity {} of stripe {} ({}) generation {} -> {}: {}, {} bytes copied ({} ms)", req.index(), req.stripeId(),
+                        req.table(), req.toGeneration() - 1, req.toGeneration(), what, built.length(), node.clock().millisSince(start));
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
         }
         finally
@@ -278,7 +293,8 @@ final class ParityChanges
      * member bytes fetched from other nodes, from the cold tier and locally, previous-generation parity bytes read
      * ({@code parityRead}; {@code parityRecalled} of them were first downloaded from the cold tier: ParityBytesRecalled)
      * and parity bytes written; and how
-     * the generation was computed ({@code how}: ByTwoVersions, ByPushedDelta or Reencoded, one count each).
+     * the generation was computed ({@code how}: ByTwoVersions, ByPushedDelta, Reencoded, Widened or Copied, one count
+     * each).
      */
     private void account(String how, CountingMemberReader reader, long parityRead, long parityRecalled, long written)
     {

@@ -23,7 +23,7 @@ final class UpdatesReport
     static final int VERSION = 1;
     /** Changes of stripes this node coordinated (fills and widenings change stripes too: parity generation + 1). */
     private static final String[] ROUNDS = { "StripesRetired", "MembersRemoved", "MembersMerged", "VirtualSlotsFilled", "StripesWidened" };
-    private static final String[] PARITY = { "Changes", "ByTwoVersions", "ByPushedDelta", "Reencoded", "MemberBytesFromNodes",
+    private static final String[] PARITY = { "Changes", "ByTwoVersions", "ByPushedDelta", "Reencoded", "Widened", "Copied", "MemberBytesFromNodes",
                                              "MemberBytesFromColdTier", "MemberBytesLocal", "ParityBytesRecalled", "ParityBytesRead", "ParityBytesWritten" };
 
     private UpdatesReport()
