@@ -17,7 +17,8 @@ import java.util.Objects;
  * <p>Actions, in this order (each only if the previous cannot reach the target alone):
  * <ol>
  * <li>encode eligible last-level primary data (each encoded byte removes its secondaries' copies, adds stubs and
- * parity);</li>
+ * parity; data that fills virtual slots of committed stripes, up to {@link Params#fillableBytes}, adds no parity and
+ * is counted first);</li>
  * <li>offload hot parity to the cold tier (needs {@code offload_enabled});</li>
  * <li>offload encoded primary data older than the primary-offload age (needs {@code offload_enabled}).</li>
  * </ol>
@@ -256,7 +257,7 @@ public final class AlphaPlanner
                     need -= filled * fillGain;
                 }
                 if (need > 0 && gain <= 0)
-                    limit = "encoding saves nothing (secondary bytes per primary byte " + fmt(rho) + " <= parity " + fmt(pi) + ")";
+                    limit = "encoding saves nothing (secondary bytes freed per primary byte " + fmt(fillGain) + " <= parity " + fmt(pi) + ")";
                 else if (need > 0)
                 {
                     double more = Math.min(enc - filled, need / gain);
