@@ -48,8 +48,11 @@ final class StorageReport
         for (TableRef table : names)
         {
             Map<String, NodeSnapshot> snaps = transitions.snapshots(table, nodes);
+            // the plan a round would make now: same parity correction and the same room in virtual slots
+            double room = node.store().ready()
+                          ? TransitionCoordinator.fillableBytes(transitions.fillable(table, nodes.size() == node.ring().members().size())) : 0;
             Plan plan = TransitionCoordinator.plan(transitions.settings(), snaps.values(),
-                                                   TransitionCoordinator.parityCorrection(table, records));
+                                                   TransitionCoordinator.parityCorrection(table, records), room);
             Map<String, Object> tdoc = new LinkedHashMap<>();
             tdoc.put("table", table.toString());
             List<Object> perNode = new ArrayList<>();

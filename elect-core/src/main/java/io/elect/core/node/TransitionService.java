@@ -244,9 +244,7 @@ public final class TransitionService
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             // Virtual slots of committed stripes are filled first (a change: every ring member must answer its stub switch)
-            List<io.elect.core.stripes.StripeRecord> fillable = !allUp || !node.config().fillVirtualSlots ? List.of()
-                : node.store().list().stream().filter(s -> s.realMembers() > 0 && table.equals(RemoteStripeParticipant.tableOf(s))
-                                                                 && namesNoDepartedNode(s)).toList();
+            List<StripeRecord> fillable = fillable(table, allUp);
             TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine,
                                                           p -> lastRounds.put(table, TransitionCoordinator.RoundResult.planOnly(table, p)), fillable);
             lastRounds.put(table, r);
@@ -283,6 +281,18 @@ public final class TransitionService
         if (ringChangedAt > 0 && since < settle)
             return "the ring changed " + since / 1000 + " s ago; byte counts settle for " + settle / 1000 + " s (3 transition intervals)";
         return null;
+    }
+
+    /**
+     * The table's stripes whose virtual slots a round may fill (none unless every ring member is up and
+     * {@code fill_virtual_slots} is on; none naming a node that left). The storage report plans with the same list.
+     */
+    List<StripeRecord> fillable(TableRef table, boolean allUp)
+    {
+        if (!allUp || !node.config().fillVirtualSlots)
+            return List.of();
+        return node.store().list().stream().filter(s -> s.realMembers() > 0 && table.equals(RemoteStripeParticipant.tableOf(s))
+                                                        && namesNoDepartedNode(s)).toList();
     }
 
     /**

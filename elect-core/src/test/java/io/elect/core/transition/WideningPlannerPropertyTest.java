@@ -104,6 +104,10 @@ class WideningPlannerPropertyTest
         Map<StripeId, StripeRecord> byId = new HashMap<>();
         for (StripeRecord s : stripes)
             byId.put(s.id(), s);
+        Map<String, String> rackOf = new HashMap<>();
+        for (Node n : ring)
+            rackOf.put(n.id(), n.rack() == null ? "" : n.rack());
+        int rackCount = new HashSet<>(rackOf.values()).size();
         long bound = 0;
         Set<String> used = new HashSet<>();
         Map<String, Long> expectedTransfers = new HashMap<>();
@@ -122,6 +126,13 @@ class WideningPlannerPropertyTest
             for (Member mem : after.members())
                 if (!mem.isVirtual())
                     assertTrue(holders.add(mem.node()), where + ": two chunks on " + mem.node());
+            // racks: a member is added only to a rack holding at most the per-rack share of the widened stripe
+            int cap = StripePlanner.membersPerRack(Math.max(before.k(), targetK), before.m(), rackCount);
+            Map<String, Integer> perRack = new HashMap<>();
+            for (String h : holders)
+                perRack.merge(rackOf.getOrDefault(h, "?" + h), 1, Integer::sum);
+            for (var a : p.additions())
+                assertTrue(perRack.get(rackOf.get(a.node())) <= cap, where + ": rack of " + a.node() + " holds more than " + cap + " chunks");
             // no new virtual slot; virtual slots filled before new slots
             for (int i = before.k(); i < after.k(); i++)
                 assertFalse(after.members().get(i).isVirtual(), where);
@@ -146,7 +157,7 @@ class WideningPlannerPropertyTest
             // maximal: nothing fully widened leaves an eligible node with an unused candidate
             if (p.outcome() == Outcome.PARTIAL || (p.outcome() == Outcome.CANNOT_WIDEN && p.reason().startsWith("needs")))
                 for (Candidate c : candidates)
-                    assertFalse(!holders.contains(c.node()) && unusedAtEnd(plan, c),
+                    assertFalse(!holders.contains(c.node()) && perRack.getOrDefault(rackOf.get(c.node()), 0) < cap && unusedAtEnd(plan, c),
                                 where + ": eligible unused candidate " + c);
         }
         Map<String, Long> actualTransfers = new HashMap<>();
