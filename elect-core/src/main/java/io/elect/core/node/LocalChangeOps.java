@@ -40,11 +40,21 @@ final class LocalChangeOps
     private final NodeContext node;
     private final MergeMarkers merges;
     private final MemberDeltas deltas;
+    /** The node's redirect table: a member restored by a rebuild under a new file is a {@code file:} target there. */
+    private final Redirects redirects;
 
-    LocalChangeOps(NodeContext node, MergeMarkers merges)
+    /** Where the node's redirects are read (ColdOffload#redirects). */
+    @FunctionalInterface
+    interface Redirects
+    {
+        io.elect.core.stripes.RedirectTable get() throws IOException;
+    }
+
+    LocalChangeOps(NodeContext node, MergeMarkers merges, Redirects redirects)
     {
         this.node = node;
         this.merges = merges;
+        this.redirects = redirects;
         this.deltas = new MemberDeltas(node, this::memberFile);
     }
 
@@ -126,6 +136,7 @@ final class LocalChangeOps
                 named.add(r.change().previous().sstable());
         }
         named.remove(RemoteStripeParticipant.memberName(t, sstable));
+        java.util.Set<Path> restoredForNamed = restoredCopies(named);
         TableFile tagged = null;
         int n = 0;
         for (TableFile f : node.tables().files(t))
@@ -134,13 +145,40 @@ final class LocalChangeOps
                 continue;
             if (f.id().equals(sstable))
                 return f;
-            if (stripeId.equals(f.frozenTag()) && !named.contains(RemoteStripeParticipant.memberName(t, f.id())) && !merges.isNextVersion(t, f.id()))
+            if (stripeId.equals(f.frozenTag()) && !named.contains(RemoteStripeParticipant.memberName(t, f.id())) && !merges.isNextVersion(t, f.id())
+                && !restoredForNamed.contains(f.dataPath().toAbsolutePath().normalize()))
             {
                 tagged = f;
                 n++;
             }
         }
         return n == 1 ? tagged : null; // two candidates are ambiguous
+    }
+
+    /**
+     * Data files a rebuild restored (under new ids) for members the record names: the targets of {@code file:}
+     * redirects whose original data file carries one of those ids. The fallback above must never take one of them
+     * for another member (simulation seed 604: a merge's REMOVE_MEMBER of the previous version deleted the restored
+     * NEXT version, the member the record names, after its node's disk was lost and rebuilt mid-change).
+     */
+    private java.util.Set<Path> restoredCopies(java.util.Set<String> named) throws IOException
+    {
+        java.util.Set<Path> out = new java.util.HashSet<>();
+        if (named.isEmpty())
+            return out;
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (String m : named)
+            ids.add(m.substring(m.lastIndexOf('/') + 1));
+        for (java.util.Map.Entry<Path, String> e : redirects.get().entries().entrySet())
+        {
+            if (!e.getValue().startsWith("file:"))
+                continue;
+            String original = String.valueOf(e.getKey().getFileName());
+            for (String id : ids)
+                if (original.contains("-" + id + "-"))
+                    out.add(Path.of(e.getValue().substring("file:".length())).toAbsolutePath().normalize());
+        }
+        return out;
     }
 
     /**

@@ -137,7 +137,7 @@ public final class LocalTransitionOps
         node.transport().register(Verbs.ROLLBACK, p -> rollback(MemberRequest.decode(p)));
         node.transport().register(Verbs.DROP_PARITY, p -> dropParity(DropParityRequest.decode(p)));
         node.transport().register(Verbs.RETIRE_MEMBERS, p -> retireMembers(StripeRef.decode(p)).encode());
-        new LocalChangeOps(node, merges).register();
+        new LocalChangeOps(node, merges, offload::redirects).register();
         node.transport().register(Verbs.OFFLOAD_PARITY, p -> offload.offloadParity(OffloadRequest.decode(p)).encode());
         node.transport().register(Verbs.OFFLOAD_PRIMARY, p -> offload.offloadPrimary(OffloadRequest.decode(p)).encode());
         // READ_MEMBER, with the fallback that serves files moved to the cold tier (and restored under new names)
