@@ -226,25 +226,26 @@ final class SimCluster implements AutoCloseable
 
     // ------------------------------------------------------------------ the ring
 
-    /** Nodes that left the ring (decommissioned). */
-    List<SimNode> departed()
-    {
-        return departed;
-    }
-
     /** The replicas of a token once {@code without} has left the ring (ids, primary first). */
     List<String> replicasWithout(long token, SimNode without)
     {
         List<SimNode> rest = new ArrayList<>(nodes);
         rest.remove(without);
-        long[] restTokens = new long[rest.size()];
-        for (int i = 0, j = 0; i < nodes.size(); i++)
-            if (nodes.get(i) != without)
-                restTokens[j++] = tokens[i];
+        long[] restTokens = tokensWithout(nodes.indexOf(without));
         List<String> out = new ArrayList<>();
         for (int i : replicaIndexes(token, restTokens, Math.min(rf, rest.size())))
             out.add(rest.get(i).id);
         return out;
+    }
+
+    /** The ring's tokens without the one at {@code at} (ring order kept). */
+    private long[] tokensWithout(int at)
+    {
+        long[] rest = new long[tokens.length - 1];
+        for (int i = 0, j = 0; i < tokens.length; i++)
+            if (i != at)
+                rest[j++] = tokens[i];
+        return rest;
     }
 
     /** Cassandra's LEAVING: the nodes that will take over n's ranges see them as pending (Ring.willReplicate). */
@@ -265,11 +266,7 @@ final class SimCluster implements AutoCloseable
             throw new IllegalStateException(n + " is not leaving");
         int at = nodes.indexOf(n);
         kill(n);
-        long[] rest = new long[tokens.length - 1];
-        for (int i = 0, j = 0; i < tokens.length; i++)
-            if (i != at)
-                rest[j++] = tokens[i];
-        tokens = rest;
+        tokens = tokensWithout(at);
         nodes.remove(at);
         for (int i = 0; i < nodes.size(); i++)
             nodes.get(i).index = i;
