@@ -123,6 +123,40 @@ public final class ElectJmxNode implements ElectNodeMBean
     }
 
     @Override
+    public String startDecommission() throws Exception
+    {
+        return node.decommission().start(() -> {
+            try
+            {
+                StorageService.instance.decommission(false); // Cassandra's own: LEAVING, stream, LEFT
+            }
+            catch (InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Cassandra's decommission was interrupted", e);
+            }
+        });
+    }
+
+    @Override
+    public String cancelDecommission() throws Exception
+    {
+        return node.decommission().cancel();
+    }
+
+    @Override
+    public String getDecommissionJson()
+    {
+        return node.isStarted() ? node.decommission().status() : "{\"phase\":\"IDLE\"}";
+    }
+
+    @Override
+    public String awaitDecommission(long maxWaitMillis) throws Exception
+    {
+        return node.decommission().await(maxWaitMillis);
+    }
+
+    @Override
     public double getStorageSavingTarget()
     {
         return node.savingTarget();

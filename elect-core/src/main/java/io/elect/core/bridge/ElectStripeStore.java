@@ -36,6 +36,7 @@ public final class ElectStripeStore implements StripeStore
 {
     private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(ElectStripeStore.class);
     private static final String T = ElectSystemKeyspace.KEYSPACE + "." + ElectSystemKeyspace.STRIPES;
+    private static final String D = ElectSystemKeyspace.KEYSPACE + "." + ElectSystemKeyspace.DRAINS;
     private static final int MAX_CAS_ROUNDS = 16;
 
     private final ConsistencyLevel write;
@@ -198,6 +199,40 @@ public final class ElectStripeStore implements StripeStore
         }
         throw new IllegalStateException("delete: stripe " + id + " is " + StripeState.ofCode(row.getInt("state"))
                                         + ", only ROLLED_BACK and RETIRED rows are removed");
+    }
+
+    /**
+     * The drain marks, read at QUORUM like {@link #list} (a mark written at QUORUM is seen). Empty while the table
+     * does not exist yet on this node (a cluster upgraded from before drains: the coordinator creates it).
+     */
+    @Override
+    public java.util.Map<String, Long> draining()
+    {
+        if (!ElectSystemKeyspace.drainsExist())
+            return java.util.Map.of();
+        UntypedResultSet rs = run("SELECT node, since FROM " + D, write);
+        java.util.TreeMap<String, Long> out = new java.util.TreeMap<>();
+        if (rs != null)
+            for (UntypedResultSet.Row row : rs)
+                out.put(row.getString("node"), row.getLong("since"));
+        return out;
+    }
+
+    @Override
+    public void markDraining(String node, long sinceMillis)
+    {
+        if (!ElectSystemKeyspace.drainsExist())
+            throw new IllegalStateException("table " + D + " does not exist yet (it is created by the transitioning coordinator once every node is up)");
+        // IF NOT EXISTS keeps the first mark's time; the answer (applied or not) is idempotent either way
+        run("INSERT INTO " + D + " (node, since) VALUES (?, ?) IF NOT EXISTS", write,
+            org.apache.cassandra.db.marshal.UTF8Type.instance.decompose(node), LongType.instance.decompose(sinceMillis));
+    }
+
+    @Override
+    public void unmarkDraining(String node)
+    {
+        if (ElectSystemKeyspace.drainsExist())
+            run("DELETE FROM " + D + " WHERE node = ?", write, org.apache.cassandra.db.marshal.UTF8Type.instance.decompose(node));
     }
 
     /** Creates (or widens the replication of) the keyspace and table: {@link ElectSystemKeyspace#ensure()}. */

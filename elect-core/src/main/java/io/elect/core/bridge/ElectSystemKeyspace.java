@@ -28,6 +28,10 @@ public final class ElectSystemKeyspace
     public static final String STRIPES = "stripes";
     /** DO NOT CHANGE: the id of elect_system.stripes on every cluster. */
     public static final UUID STRIPES_ID = UUID.fromString("e1ec0000-0000-4000-8000-000000000001");
+    /** Nodes being drained before they leave (electtool decommission). */
+    public static final String DRAINS = "drains";
+    /** DO NOT CHANGE: the id of elect_system.drains on every cluster. */
+    public static final UUID DRAINS_ID = UUID.fromString("e1ec0000-0000-4000-8000-000000000002");
 
     private ElectSystemKeyspace()
     {
@@ -45,10 +49,16 @@ public final class ElectSystemKeyspace
         return Schema.instance.getTableMetadata(KEYSPACE, STRIPES) != null;
     }
 
+    /** Whether the drains table exists (a cluster created before it had only the stripes table until a coordinator ran). */
+    public static boolean drainsExist()
+    {
+        return Schema.instance.getTableMetadata(KEYSPACE, DRAINS) != null;
+    }
+
     /** Creates the keyspace and tables if absent. Idempotent; REQUIRES: the node has joined the ring. */
     public static synchronized void ensure(Clock clock)
     {
-        if (exists() && currentFactor() >= Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size())))
+        if (exists() && drainsExist() && currentFactor() >= Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size())))
             return;
         long start = clock.nanoTime();
         int rf = Math.max(1, Math.min(3, StorageService.instance.getTokenMetadata().getAllEndpoints().size()));
@@ -72,6 +82,13 @@ public final class ElectSystemKeyspace
                                    + " record blob"                 // StripeRecordCodec v1 (with CRC32C)
                                    + ") WITH id = " + STRIPES_ID
                                    + " AND comment = 'ELECT stripe metadata, docs/formats/stripe-metadata.md'",
+                                   ConsistencyLevel.ONE);
+        if (Schema.instance.getTableMetadata(KEYSPACE, DRAINS) == null)
+            QueryProcessor.execute("CREATE TABLE IF NOT EXISTS " + KEYSPACE + "." + DRAINS + " ("
+                                   + " node text PRIMARY KEY,"      // the node's id (broadcast address)
+                                   + " since bigint"                // epoch ms the drain began
+                                   + ") WITH id = " + DRAINS_ID
+                                   + " AND comment = 'ELECT nodes draining before they leave, docs/formats/stripe-metadata.md'",
                                    ConsistencyLevel.ONE);
         logger.info("ELECT system keyspace {} ready (replication factor at creation {}) in {} ms", KEYSPACE, rf,
                     (clock.nanoTime() - start) / 1_000_000);

@@ -94,4 +94,21 @@ public interface ElectNodeMBean
 
     /** Updates of encoded data on this node ({@code electtool updates}; docs/design/updates.md), as JSON. */
     String getUpdatesJson() throws Exception;
+
+    /**
+     * Starts {@code electtool decommission}: the node is drained (its stripe chunks moved away while it is up, its
+     * members kept as ordinary SSTables), then Cassandra's decommission streams its data and it leaves the ring
+     * (docs/design/topology.md "Draining before leaving"). Returns {@link #getDecommissionJson()}; refused with the
+     * reason when the ring would keep fewer nodes than a stripe needs.
+     */
+    String startDecommission() throws Exception;
+
+    /** Cancels a decommission that is still draining (removes the drain mark); refused once Cassandra's part runs. */
+    String cancelDecommission() throws Exception;
+
+    /** The decommission's phase and progress (stripes still naming the node, what it waits for), as JSON. */
+    String getDecommissionJson();
+
+    /** Waits until the decommission's phase or progress changes, at most {@code maxWaitMillis} (0..5000). */
+    String awaitDecommission(long maxWaitMillis) throws Exception;
 }

@@ -63,12 +63,13 @@ final class DepartureRepair
     /**
      * The nodes named by stripe records that have left the ring for at least the grace period; remembers the records
      * for {@link #repair}. Lists the records at most every {@link #SCAN_MILLIS} while no node is seen gone (a scan of
-     * every stripe each round would double the recovery's cost); a failed listing answers none (next round retries).
+     * every stripe each round would double the recovery's cost) unless {@code scan} (a node drains: its stripes are
+     * repaired from fresh records every round); a failed listing answers none (next round retries).
      */
-    Set<String> left()
+    Set<String> left(boolean scan)
     {
         long now = node.clock().millis();
-        if (leftSince.isEmpty() && now - lastScan < SCAN_MILLIS && named.stream().noneMatch(node.ring()::hasLeft))
+        if (!scan && leftSince.isEmpty() && now - lastScan < SCAN_MILLIS && named.stream().noneMatch(node.ring()::hasLeft))
             return Set.of();
         List<StripeRecord> all;
         try
@@ -121,14 +122,27 @@ final class DepartureRepair
      */
     int repair(TableRef table, Set<String> left, List<Node> live)
     {
-        int tried = 0, done = 0;
+        return repair(table, left, Set.of(), live);
+    }
+
+    /**
+     * {@link #repair(TableRef, Set, List)} for the nodes that left and the nodes that drain (still up, marked by
+     * {@link Drains}): a draining node is taken exactly like one that left (its chunks move away, its members leave
+     * their stripes after their stubs are materialized), except that it answers: it keeps its members' rows.
+     * {@code live} must not name a draining node (no chunk is moved onto one).
+     */
+    int repair(TableRef table, Set<String> left, Set<String> draining, List<Node> live)
+    {
+        Set<String> away = new TreeSet<>(left);
+        away.addAll(draining);
+        int tried = 0, done = 0, drainedSteps = 0;
         for (StripeRecord r : records)
         {
             if (tried >= MAX_STEPS_PER_ROUND)
                 break;
             if (!RemoteStripeParticipant.tableOf(r).equals(table))
                 continue;
-            Optional<Departures.Plan> plan = Departures.plan(r, live, node.ring()::rack, left);
+            Optional<Departures.Plan> plan = Departures.plan(r, live, node.ring()::rack, away);
             if (plan.isEmpty())
                 continue;
             tried++;
@@ -145,9 +159,12 @@ final class DepartureRepair
                 if (end == StripeState.COMMITTED || end == StripeState.RETIRED)
                 {
                     done++;
-                    logger.info("stripe {} of {} repaired after {} left the ring: {} (slot {}), {} stubs ({} bytes) materialized, parity on {} ({} ms)",
-                                r.id(), table, p.departed() != null ? p.departed() : r.parityNodes().stream().filter(left::contains).toList(),
-                                p.kind(), p.slot(), stubs.stubs(),
+                    Object who = p.departed() != null ? p.departed() : r.parityNodes().stream().filter(away::contains).toList();
+                    boolean drained = p.departed() != null ? draining.contains(p.departed()) : r.parityNodes().stream().noneMatch(left::contains);
+                    if (drained)
+                        drainedSteps++;
+                    logger.info("stripe {} of {} repaired {} {}: {} (slot {}), {} stubs ({} bytes) materialized, parity on {} ({} ms)",
+                                r.id(), table, drained ? "to drain" : "after the departure of", who, p.kind(), p.slot(), stubs.stubs(),
                                 stubs.bytes(), p.parityNodes(), node.clock().millisSince(start));
                 }
             }
@@ -159,6 +176,7 @@ final class DepartureRepair
         }
         node.metrics().counter("Topology", "StripesRepaired", table.toString()).inc(done);
         node.metrics().counter("Topology", "StripesRepaired", null).inc(done);
+        node.metrics().counter("Topology", "StripesDrained", null).inc(drainedSteps);
         return done;
     }
 }

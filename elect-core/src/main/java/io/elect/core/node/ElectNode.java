@@ -38,6 +38,7 @@ public final class ElectNode implements AutoCloseable
     private final TieredRuntime tiered;
     private final NodeMetrics metrics;
     private final NodeRebuilds rebuilds = new NodeRebuilds();
+    private final NodeDecommission decommission = new NodeDecommission();
     private volatile Started started;
     private ScheduledExecutorService scheduler;
     private ScheduledExecutorService warmScheduler;
@@ -127,6 +128,7 @@ public final class ElectNode implements AutoCloseable
         LocalTransitionOps ops = new LocalTransitionOps(context, rebuilds);
         ops.register();
         rebuilds.attach(ops);
+        decommission.attach(context);
         TransitionService transitions = new TransitionService(context);
         TransportMetricsExport.register(metrics, seams.transport());
         started = new Started(context, ops, transitions);
@@ -286,6 +288,13 @@ public final class ElectNode implements AutoCloseable
     public String widenJson(int targetK)
     {
         return requireStarted().transitions().widen(targetK);
+    }
+
+    /** {@code electtool decommission}: drains this node, then leaves the ring through {@code leave} (see {@link NodeDecommission}). */
+    public NodeDecommission decommission()
+    {
+        requireStarted();
+        return decommission;
     }
 
     /** {@code electtool reads}: see {@link ReadSources}. */

@@ -74,8 +74,9 @@ final class LocalChangeOps
 
     /**
      * STUB_MATERIALIZE: this node's stubs of member {@code slot} of a COMMITTED stripe become ordinary SSTables (the
-     * member's node left the ring, issue 18). Refused unless the record still names the member on {@code departed}
-     * and this node's ring view agrees that node has left (a stub is never unstubbed for a node that is merely down).
+     * member's node left the ring, or drains before leaving: issue 18). Refused unless the record still names the
+     * member on {@code departed} and this node's ring view agrees that node has left, or the store marks it draining
+     * (a stub is never unstubbed for a node that is merely down).
      * Idempotent: a retry finds no stub left (each is replaced atomically). Nothing happens once the slot is virtual.
      */
     io.elect.core.transition.wire.ChangeMessages.MaterializeResult materialize(
@@ -91,8 +92,8 @@ final class LocalChangeOps
         if (r.state() != StripeState.COMMITTED || !m.node().equals(req.departed()))
             throw new IllegalStateException("stripe " + req.stripeId() + " is " + r.state() + " with member " + req.slot() + " on " + m.node()
                                             + ": stubs of a member on " + req.departed() + " are not materialized");
-        if (!node.ring().hasLeft(req.departed()))
-            throw new IllegalStateException(req.departed() + " has not left the ring for " + node.self() + ": stubs of its member "
+        if (!node.ring().hasLeft(req.departed()) && !Drains.marked(node, req.departed()))
+            throw new IllegalStateException(req.departed() + " has not left the ring for " + node.self() + " and is not draining: stubs of its member "
                                             + req.slot() + " of stripe " + req.stripeId() + " are not materialized");
         TableRef t = req.table();
         if (!node.tables().exists(t))
@@ -341,7 +342,8 @@ final class LocalChangeOps
 
     /**
      * REMOVE_MEMBER: deletes the changed slot's previous version on this node once the stripe is CHANGED (no stub
-     * reads it any more); an offloaded member's cold object is left to the cold-tier garbage collection. Nothing to
+     * reads it any more); an offloaded member's cold object is left to the cold-tier garbage collection. While this
+     * node drains ({@link Drains}) the member is kept instead, as an ordinary SSTable (its stubs were materialized). Nothing to
      * do once the change is over; refused before CHANGED.
      */
     StubCount removeMember(MemberRequest req) throws IOException
@@ -363,6 +365,12 @@ final class LocalChangeOps
         TableFile f = memberFile(req.table(), req.sstable(), req.stripeId());
         if (f == null || !req.stripeId().equals(f.frozenTag()))
             return new StubCount(0, 0, 0); // removed already
+        if (Drains.marked(node, node.self()))
+        {
+            // leaving its stripe because this node drains: its rows are this replica's data until the node has left
+            Drains.keepRows(node, req.table(), f, req.stripeId());
+            return new StubCount(0, 0, 0);
+        }
         long start = node.clock().nanoTime();
         node.tables().retire(req.table(), f.id(), req.stripeId());
         logger.info("member {} of stripe {} ({}, {}) removed by a member change: {} data bytes ({} ms)", f.id(), req.stripeId(),

@@ -292,7 +292,7 @@ public final class LocalTransitionOps
 
     /**
      * RETIRE_MEMBERS: deletes this node's members (local or offloaded) of a RETIRING stripe; their cold objects become
-     * garbage of the cold-tier collection. Idempotent (nothing left: 0). Refused unless the store says RETIRING, so
+     * garbage of the cold-tier collection (while this node drains, {@link Drains}, they are kept as ordinary SSTables). Idempotent (nothing left: 0). Refused unless the store says RETIRING, so
      * that a stale or forged request never deletes the only copy of live data.
      */
     StubCount retireMembers(StripeRef ref) throws IOException
@@ -306,9 +306,16 @@ public final class LocalTransitionOps
             return new StubCount(0, 0, 0);
         int n = 0;
         long bytes = 0;
+        boolean draining = Drains.marked(node, node.self());
         for (TableFile f : node.tables().files(ref.table()))
             if (!f.isStub() && ref.stripeId().equals(f.frozenTag()))
             {
+                if (draining)
+                {
+                    // retired because this node drains (its stubs were materialized): the rows stay, unfrozen
+                    Drains.keepRows(node, ref.table(), f, ref.stripeId());
+                    continue;
+                }
                 long start = node.clock().nanoTime();
                 node.tables().retire(ref.table(), f.id(), ref.stripeId());
                 n++;

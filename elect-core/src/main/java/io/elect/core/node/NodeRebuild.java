@@ -443,6 +443,18 @@ final class NodeRebuild
             if (status != null)
                 count("stubs_of_previous_versions");
         }
+        String owner = r.members().get(i).node();
+        if (status == null && (node.ring().hasLeft(owner) || Drains.marked(node, owner)))
+        {
+            // The member's node left the ring or drains: its stubs are being materialized (STUB_MATERIALIZE) before it
+            // leaves its stripe, and those materialized already are ordinary SSTables, which the streaming phase copies
+            // here. A full copy of the rows is where this node's stub was going anyway (simulation: a rebuild during a
+            // drain found no stub of the member left to copy and failed for good).
+            count("stubs_of_leaving_members_skipped");
+            logger.info("rebuild of {}: no stub of member {} of stripe {} ({}) to copy: its node {} {}; its rows come back by streaming",
+                        me, i, r.id(), table, owner, node.ring().hasLeft(owner) ? "left the ring" : "drains before leaving");
+            return;
+        }
         if (status == null)
         {
             // Every member of a restorable stripe has stubs on all its secondaries: the others are down or cut off.

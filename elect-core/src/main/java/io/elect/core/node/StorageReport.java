@@ -116,6 +116,10 @@ final class StorageReport
             states.put(st.name().toLowerCase(), 0);
         // stripes still naming a node that left the ring (issue 18: repaired by the coordinator's rounds a minute after)
         Map<String, Integer> departed = new TreeMap<>();
+        // and nodes being drained before they leave (electtool decommission): the stripes that still name each
+        Map<String, Long> marks = node.store().ready() ? node.store().draining() : Map.of();
+        Map<String, Integer> draining = new TreeMap<>();
+        marks.keySet().forEach(n -> draining.put(n, 0));
         for (StripeRecord r : node.store().ready() ? node.store().list() : List.<StripeRecord>of())
         {
             states.merge(r.state().name().toLowerCase(), 1, (a, b) -> (Integer) a + (Integer) b);
@@ -125,11 +129,14 @@ final class StorageReport
                     named.add(m.node());
             });
             for (String n : named)
-                if (r.state() != StripeState.ROLLED_BACK && r.state() != StripeState.RETIRED && node.ring().hasLeft(n))
+                if (!r.state().rowRemovable() && node.ring().hasLeft(n))
                     departed.merge(n, 1, Integer::sum);
+                else if (!r.state().rowRemovable() && marks.containsKey(n))
+                    draining.merge(n, 1, Integer::sum);
         }
         doc.put("stripes", states);
         doc.put("stripes_naming_departed_nodes", departed);
+        doc.put("stripes_naming_draining_nodes", draining);
         return doc;
     }
 

@@ -73,6 +73,7 @@ public final class TransitionService
     private final StripeStateMachine machine;
     private final RemoteStripeParticipant participant;
     private final DepartureRepair departures;
+    private final Drains drains;
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
     private final Map<TableRef, TransitionCoordinator.RoundResult> lastRounds = new ConcurrentHashMap<>();
@@ -100,6 +101,7 @@ public final class TransitionService
         this.participant.pushDeltas(!"reencode".equals(node.config().updatePolicy));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.departures = new DepartureRepair(node, machine, participant);
+        this.drains = new Drains(node);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
         for (io.elect.core.stripes.StripeState st : io.elect.core.stripes.StripeState.values())
         {
@@ -175,6 +177,8 @@ public final class TransitionService
                                             + (nodes.isEmpty() ? "none is live" : nodes.get(0).id()) + ", not " + node.self());
         if (nodes.size() != node.ring().members().size())
             throw new IllegalStateException("widen needs every ring member up: " + (node.ring().members().size() - nodes.size()) + " are down");
+        if (!drains.refresh().isEmpty())
+            throw new IllegalStateException("widen waits while nodes drain before leaving: " + drains.current());
         return WideningRun.apply(node, this, machine, targetK);
     }
 
@@ -203,17 +207,22 @@ public final class TransitionService
                         rec.rolledBack(), rec.removed(), rec.pending().size());
         List<TableRef> tables = new ArrayList<>(node.tables().electTables());
         tables.sort(Comparator.comparing(TableRef::toString));
-        java.util.Set<String> left = departures.left();
+        java.util.Set<String> draining = drains.refresh();
+        java.util.Set<String> left = departures.left(!draining.isEmpty());
+        // where chunks may go: no draining node (its chunks move away; docs/design/topology.md "Draining before leaving")
+        List<Node> placement = nodes.stream().filter(n -> !draining.contains(n.id())).toList();
         for (TableRef table : tables)
         {
-            // Stripes naming nodes that left the ring are repaired first (every ring member must answer: stubs may be
-            // anywhere); what they free or re-replicate changes the plan, so such a round plans again next time.
-            if (allUp && !left.isEmpty() && departures.repair(table, left, nodes) > 0)
+            // Stripes naming nodes that left the ring, or that drain, are repaired first (every ring member must answer:
+            // stubs may be anywhere); what they free or re-replicate changes the plan, so such a round plans again next time.
+            if (allUp && (!left.isEmpty() || !draining.isEmpty()) && departures.repair(table, left, draining, placement) > 0)
                 continue;
             Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
             Map<String, NodeSnapshot> planned = withDownNodes(table, snaps);
             if (planned == null)
                 continue;
+            if (!draining.isEmpty())
+                planned = withoutCandidatesOf(planned, draining); // none of a draining node's files joins a stripe
             // Stripes whose every file is fully shadowed go first; the bytes they free change the plan, so a round
             // that retired any plans again next time, with fresh snapshots.
             // (None of these steps starts while a node joins, leaves or moves: a node that leaves mid-change would
@@ -245,7 +254,7 @@ public final class TransitionService
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             // Virtual slots of committed stripes are filled first (a change: every ring member must answer its stub switch)
             List<StripeRecord> fillable = fillable(table, allUp);
-            TransitionCoordinator.RoundResult r = c.round(table, planned, nodes, machine,
+            TransitionCoordinator.RoundResult r = c.round(table, planned, placement, machine,
                                                           p -> lastRounds.put(table, TransitionCoordinator.RoundResult.planOnly(table, p)), fillable);
             lastRounds.put(table, r);
             node.metrics().counter("Transitioning", "VirtualSlotsFilled", table.toString()).inc(r.filled());
@@ -261,7 +270,8 @@ public final class TransitionService
             }
             // Offload only once encoding has settled (no stripe this round nor the last): stubs purge their
             // secondaries a little after commit, and offloading against not-yet-purged bytes would overshoot alpha.
-            if (node.config().offloadEnabled && allUp && r.planned() == 0 && previous != null && previous.planned() == 0)
+            // (Not while a node drains: its members leave their stripes, and one offloaded now would have to be recalled.)
+            if (node.config().offloadEnabled && allUp && draining.isEmpty() && r.planned() == 0 && previous != null && previous.planned() == 0)
                 offload(table, snaps, r.plan());
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
@@ -297,7 +307,7 @@ public final class TransitionService
 
     /**
      * A stripe record a round may start a change on (retire, removal, merge, fill): none that names a node which left
-     * the ring. Those belong to the departure repair first ({@link DepartureRepair}, after its grace period): a change
+     * the ring or drains. Those belong to the departure repair first ({@link DepartureRepair}, after its grace period): a change
      * would wait forever for the departed node's answer (the simulation found a fill stuck in CHANGING that way).
      */
     private java.util.Optional<StripeRecord> changeable(io.elect.core.stripes.StripeId id)
@@ -307,13 +317,29 @@ public final class TransitionService
 
     private boolean namesNoDepartedNode(StripeRecord r)
     {
+        java.util.Set<String> draining = drains.current();
         for (io.elect.core.stripes.Member m : r.members())
-            if (!m.isVirtual() && node.ring().hasLeft(m.node()))
+            if (!m.isVirtual() && (node.ring().hasLeft(m.node()) || draining.contains(m.node())))
                 return false;
         for (String p : r.parityNodes())
-            if (node.ring().hasLeft(p))
+            if (node.ring().hasLeft(p) || draining.contains(p))
                 return false;
         return true;
+    }
+
+    /** The snapshots with nothing to encode on the given nodes (their bytes still count). */
+    private static Map<String, NodeSnapshot> withoutCandidatesOf(Map<String, NodeSnapshot> snaps, java.util.Set<String> nodes)
+    {
+        Map<String, NodeSnapshot> out = new TreeMap<>(snaps);
+        for (String n : nodes)
+            out.computeIfPresent(n, (x, s) -> s.withoutCandidates());
+        return out;
+    }
+
+    /** The ring members marked draining as this node's last round found them (empty unless it coordinates). */
+    java.util.Set<String> draining()
+    {
+        return drains.current();
     }
 
     /**

@@ -9,12 +9,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.elect.core.node.NodeDecommission;
 import io.elect.core.sim.SimCluster.SimNode;
 import io.elect.core.sim.SimRows.Row;
 
 /**
  * Ring changes of a {@link Simulation} (issue 18): the operator decommissions a node, as {@code nodetool decommission}
- * does it with ELECT's plugins on every node.
+ * does it with ELECT's plugins on every node, or first drains it ({@code electtool decommission}: {@link #startDrain},
+ * then the steps below once no stripe names it).
  *
  * <ol>
  * <li>LEAVING: the nodes that will take over the leaving node's ranges see them as pending
@@ -47,6 +49,21 @@ final class RingChangeEvents
     }
 
     /**
+     * {@code electtool decommission} on {@code n}, its first part: the node is marked draining in the stripe store, and
+     * the coordinator's rounds move its stripe chunks away while the run goes on (writes, faults, rounds);
+     * {@link #decommission} then lets it leave once no stripe names it. Refused (false) unless the ring keeps
+     * max(RF, k + m) nodes after it and the node is up.
+     */
+    boolean startDrain(SimNode n, int k, int m)
+    {
+        if (!n.up || c.nodes().size() - 1 < Math.max(c.rf, k + m))
+            return false;
+        c.stripes.markDraining(n.id, c.clock.millis());
+        sim.event("decommission " + n + ": draining, " + NodeDecommission.naming(c.stripes.list(), n.id) + " stripes name it");
+        return true;
+    }
+
+    /**
      * Decommissions {@code n} if an operator could now: every node up and ready (Cassandra refuses to stream from a
      * down replica's ranges otherwise), no stripe change in flight, and enough nodes left for the replication factor
      * and a stripe's k + m chunks.
@@ -56,6 +73,10 @@ final class RingChangeEvents
     {
         int after = c.nodes().size() - 1;
         if (c.unavailable() > 0 || after < Math.max(c.rf, k + m))
+            return false;
+        // a drained node leaves once no stripe names it (electtool decommission's condition)
+        boolean drained = c.stripes.draining().containsKey(n.id);
+        if (drained && NodeDecommission.naming(c.stripes.list(), n.id) > 0)
             return false;
         // A stripe change in flight that involves the leaving node would wait forever for it once it has left (the
         // recovery cannot reach a departed node; docs/design/topology.md, "Changes in flight when a node leaves"):
@@ -102,7 +123,7 @@ final class RingChangeEvents
             e.getKey().tables.receiveStream(e.getValue());
             streamed += e.getValue().size();
         }
-        sim.event("decommission " + n + ": left; " + installed + " stubs installed while leaving, " + streamed + " rows streamed to "
+        sim.event("decommission " + n + (drained ? " (drained)" : "") + ": left; " + installed + " stubs installed while leaving, " + streamed + " rows streamed to "
                   + streams.keySet() + ", " + misfits + " files re-split by role");
         return true;
     }

@@ -56,4 +56,22 @@ final class SimStripeStore implements StripeStore
     {
         return inner.delete(id);
     }
+
+    @Override
+    public java.util.Map<String, Long> draining()
+    {
+        return inner.draining();
+    }
+
+    @Override
+    public void markDraining(String node, long sinceMillis)
+    {
+        inner.markDraining(node, sinceMillis);
+    }
+
+    @Override
+    public void unmarkDraining(String node)
+    {
+        inner.unmarkDraining(node);
+    }
 }

@@ -101,6 +101,13 @@ public final class Simulation
     private final java.util.SplittableRandom operatorRing;
     private final RingChangeEvents ringChanges;
     private boolean decommissioned;
+    /**
+     * Whether the decommission drains the node first ({@code electtool decommission}) rather than running Cassandra's
+     * alone: two thirds of the decommissioning seeds, from a generator of its own (the other seeds keep their traces).
+     */
+    private final boolean drainFirst;
+    /** The node being drained, until it has left. */
+    private SimNode draining;
 
     private Simulation(Options o) throws IOException
     {
@@ -118,6 +125,7 @@ public final class Simulation
         boolean canLeave = o.nodes() - 1 >= Math.max(Math.min(3, o.nodes()), o.k() + o.m())
                            && !Boolean.getBoolean("elect.sim.no_ring_changes");
         this.decommissionStep = canLeave && operatorRing.nextInt(3) == 0 ? o.steps() / 4 + operatorRing.nextInt(Math.max(1, o.steps() / 2)) : -1;
+        this.drainFirst = !Boolean.getBoolean("elect.sim.no_drain") && new java.util.SplittableRandom(o.seed() ^ 0xD2A1AL).nextInt(3) != 0;
         this.c = new SimCluster(o.seed(), o.workDir().resolve("seed-" + Long.toUnsignedString(o.seed())), o.nodes(), config(o, alpha),
                                 ROWS_PER_FILE, o.sabotage());
         this.faults = new FaultEvents(this, c);
@@ -200,6 +208,20 @@ public final class Simulation
         for (step = 1; step <= o.steps(); step++)
             step();
         faults.heal();
+        if (draining != null && !decommissioned)
+        {
+            // a drain begun late in the run: healing ran rounds, so no stripe may name the node any more
+            decommissioned = ringChanges.decommission(draining, o.k(), o.m());
+            if (!decommissioned)
+                violation("the drain of " + draining + " did not finish after healing: "
+                          + io.elect.core.node.NodeDecommission.naming(c.stripes.list(), draining.id) + " stripes still name it");
+            else
+            {
+                stats.put("decommissions", 1);
+                stats.put("drained_decommissions", 1);
+                faults.heal();
+            }
+        }
         new Invariants(this, c).check();
         stats.put("writes_acked", writes);
         stats.put("rounds_with_node_down", roundsWithDown);
@@ -218,10 +240,22 @@ public final class Simulation
             widen();
         if (decommissionStep >= 0 && step >= decommissionStep && !decommissioned)
         {
-            SimNode leaving = c.nodes().get(operatorRing.nextInt(c.nodes().size()));
-            decommissioned = ringChanges.decommission(leaving, o.k(), o.m());
+            if (draining != null)
+                decommissioned = ringChanges.decommission(draining, o.k(), o.m());
+            else
+            {
+                SimNode leaving = c.nodes().get(operatorRing.nextInt(c.nodes().size()));
+                if (drainFirst)
+                    draining = ringChanges.startDrain(leaving, o.k(), o.m()) ? leaving : null;
+                else
+                    decommissioned = ringChanges.decommission(leaving, o.k(), o.m());
+            }
             if (decommissioned)
+            {
                 stats.put("decommissions", 1);
+                if (draining != null)
+                    stats.put("drained_decommissions", 1);
+            }
         }
         if (mergesOn(o.seed()) && mergeEvents.nextInt(25) == 0)
             overwritePartOfMember();

@@ -43,6 +43,7 @@ public final class ElectTool
         c.put("metrics", new MetricsCommand());
         c.put("updates", new UpdatesCommand());
         c.put("widen", new WidenCommand());
+        c.put("decommission", new DecommissionCommand());
         return java.util.Collections.unmodifiableMap(c);
     }
 

@@ -63,6 +63,12 @@ final class StorageReportText
             sb.append(String.format("%nStripes naming %s, which left the ring: %d (repaired by the coordinator's rounds)", e.getKey(),
                                     e.getValue().asInt()));
         }
+        for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("stripes_naming_draining_nodes").fields(); it.hasNext(); )
+        {
+            Map.Entry<String, JsonNode> e = it.next();
+            sb.append(String.format("%nStripes naming %s, which drains before leaving: %d (moved off by the coordinator's rounds)", e.getKey(),
+                                    e.getValue().asInt()));
+        }
         return sb.append('\n').toString();
     }
 

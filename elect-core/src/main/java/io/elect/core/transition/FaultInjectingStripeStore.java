@@ -104,4 +104,28 @@ public final class FaultInjectingStripeStore implements StripeStore
     {
         return call("delete", () -> inner.delete(id));
     }
+
+    @Override
+    public java.util.Map<String, Long> draining()
+    {
+        return call("draining", inner::draining);
+    }
+
+    @Override
+    public void markDraining(String node, long sinceMillis)
+    {
+        call("markDraining", () -> {
+            inner.markDraining(node, sinceMillis);
+            return null;
+        });
+    }
+
+    @Override
+    public void unmarkDraining(String node)
+    {
+        call("unmarkDraining", () -> {
+            inner.unmarkDraining(node);
+            return null;
+        });
+    }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryStripeStore implements StripeStore
 {
     private final ConcurrentHashMap<StripeId, byte[]> rows = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> drains = new ConcurrentHashMap<>();
 
     @Override
     public Outcome create(StripeRecord planned)
@@ -104,5 +105,23 @@ public final class InMemoryStripeStore implements StripeStore
             return null;
         });
         return removed[0];
+    }
+
+    @Override
+    public java.util.Map<String, Long> draining()
+    {
+        return java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(drains)); // sorted: deterministic iteration
+    }
+
+    @Override
+    public void markDraining(String node, long sinceMillis)
+    {
+        drains.putIfAbsent(node, sinceMillis);
+    }
+
+    @Override
+    public void unmarkDraining(String node)
+    {
+        drains.remove(node);
     }
 }

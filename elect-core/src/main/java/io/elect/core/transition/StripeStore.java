@@ -5,6 +5,7 @@ import io.elect.core.stripes.StripeRecord;
 import io.elect.core.stripes.StripeState;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -67,6 +68,20 @@ public interface StripeStore
 
     /** Removes a ROLLED_BACK or RETIRED stripe's row (garbage collection); false if absent. Refuses other states. */
     boolean delete(StripeId id);
+
+    /**
+     * The nodes an operator is draining before they leave the ring ({@code electtool decommission}, issue 18;
+     * docs/design/topology.md "Draining before leaving"), each with the epoch millisecond the drain began. While a
+     * node is marked, rounds place no new chunk on it and move its stripe chunks away; the mark is durable, so a
+     * restart of any node (the drained one included) continues the drain.
+     */
+    Map<String, Long> draining();
+
+    /** Marks {@code node} as draining since {@code sinceMillis} (an existing mark keeps its time); idempotent. */
+    void markDraining(String node, long sinceMillis);
+
+    /** Removes the node's drain mark (cancelled, or the node has left); idempotent. */
+    void unmarkDraining(String node);
 
     /**
      * Creates whatever the store needs (a table, a keyspace) if absent, or adapts it to the cluster (e.g. a larger

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 4-node cluster (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on) encodes an ELECT table, then node 4 is decommissioned
  * ({@code nodetool decommission}, which streams its ranges) and stopped, or ({@code -Delect.it.departure.mode=removenode})
  * killed and removed with {@code nodetool removenode} (the remaining replicas stream its ranges, reading stubs of its
- * members through their stripes). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
+ * members through their stripes), or ({@code -Delect.it.departure.mode=drain}) drained and decommissioned by
+ * {@code electtool decommission} (no stripe names it when it leaves). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
  * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead; with
  * {@code -Delect.it.departure.kill=PATTERN} a first decommission is killed mid-way (see {@link #KILL_AT}); with
  * {@code -Delect.it.departure.num_tokens=N} every node has N tokens (vnodes). Within a few minutes no stripe names node 4
@@ -58,6 +59,11 @@ class DepartureIT
     private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code -Delect.it.departure.mode=removenode}: node 4 is killed and removed instead of decommissioned. */
     private static final boolean REMOVENODE = "removenode".equals(System.getProperty("elect.it.departure.mode"));
+    /**
+     * {@code -Delect.it.departure.mode=drain}: node 4 leaves by {@code electtool decommission} (drained first: no stripe
+     * names it when it leaves, docs/design/topology.md "Draining before leaving").
+     */
+    private static final boolean DRAIN = "drain".equals(System.getProperty("elect.it.departure.mode"));
     /**
      * {@code -Delect.it.departure.kill=PATTERN}: the leaving node is killed (SIGKILL) when its log shows PATTERN during
      * a first decommission (e.g. {@code "LEAVING: replaying batch log and streaming"}), restarted, and decommissioned
@@ -114,6 +120,17 @@ class DepartureIT
             Result removed = SCRIPT.run(1800, "nodetool", "1", "removenode", hostId.getUuid(0).toString());
             assertEquals(0, removed.code(), "nodetool removenode: " + removed.output());
         }
+        else if (DRAIN)
+        {
+            long start = System.currentTimeMillis();
+            Result drained = SCRIPT.runTool(1800, "bin/electtool", "-p", String.valueOf(7099 + 100 * NODES), "decommission");
+            System.out.println("electtool decommission (" + (System.currentTimeMillis() - start) / 1000 + " s):\n" + drained.output());
+            assertEquals(0, drained.code(), "electtool decommission: " + drained.output());
+            // drained first: no stripe names the node at the moment it has left, and no repair is needed
+            int[] now = naming(LEAVING);
+            assertEquals(0, now[0] + now[1], "no stripe names node " + LEAVER + " once electtool decommission returns");
+            assertEquals(0, SCRIPT.run(180, "kill", LEAVER).code());
+        }
         else
         {
             if (KILL_AT != null)
@@ -125,14 +142,17 @@ class DepartureIT
 
         // during the minute's grace, `electtool storage` names the departed node and its stripes
         JsonNode named = null;
-        for (int i = 0; i < 10 && (named == null || named.path(LEAVING).asInt() == 0); i++)
+        for (int i = 0; !DRAIN && i < 10 && (named == null || named.path(LEAVING).asInt() == 0); i++)
         {
             named = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"))
                         .path("stripes_naming_departed_nodes");
             Thread.sleep(1000);
         }
-        System.out.println("storage report, stripes naming departed nodes: " + named);
-        assertTrue(named.path(LEAVING).asInt() > 0, "the storage report names the departed node's stripes: " + named);
+        if (!DRAIN)
+        {
+            System.out.println("storage report, stripes naming departed nodes: " + named);
+            assertTrue(named.path(LEAVING).asInt() > 0, "the storage report names the departed node's stripes: " + named);
+        }
 
         long deadline = System.currentTimeMillis() + 600_000;
         int[] left = naming(LEAVING);
@@ -142,7 +162,7 @@ class DepartureIT
             left = naming(LEAVING);
         }
         String log = Files.readString(SCRIPT.runDir().resolve("cluster/node1/logs/system.log"));
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("repaired after \\S+ left the ring: (\\w+)").matcher(log);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("repaired (?:after the departure of|to drain) \\S+: (\\w+)").matcher(log);
         java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
         while (m.find())
             kinds.merge(m.group(1), 1, Integer::sum);

@@ -107,6 +107,9 @@ class WideningReportTest
             public Outcome replan(StripeRecord expected, StripeRecord next) { return inner.replan(expected, next); }
             public List<StripeRecord> list() { throw new AssertionError("list() of a store that is not ready"); }
             public boolean delete(StripeId id) { return inner.delete(id); }
+            public Map<String, Long> draining() { throw new AssertionError("draining() of a store that is not ready"); }
+            public void markDraining(String node, long since) { inner.markDraining(node, since); }
+            public void unmarkDraining(String node) { inner.unmarkDraining(node); }
             @Override
             public boolean ready() { return false; }
         };

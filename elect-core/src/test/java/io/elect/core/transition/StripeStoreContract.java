@@ -56,6 +56,24 @@ public final class StripeStoreContract
         assertFalse(s.delete(r.id()));
         assertTrue(s.get(r.id()).isEmpty());
         replan(s);
+        drains(s);
+    }
+
+    /** Drain marks: the first mark's time stays, unmarking is idempotent, marks of several nodes are independent. */
+    public static void drains(StripeStore s)
+    {
+        assertFalse(s.draining().containsKey("10.0.0.9"));
+        s.markDraining("10.0.0.9", 1000);
+        s.markDraining("10.0.0.9", 2000); // a retry or a second electtool decommission keeps the first time
+        s.markDraining("10.0.0.8", 3000);
+        assertEquals(1000L, s.draining().get("10.0.0.9"));
+        assertEquals(3000L, s.draining().get("10.0.0.8"));
+        s.unmarkDraining("10.0.0.9");
+        s.unmarkDraining("10.0.0.9");
+        assertFalse(s.draining().containsKey("10.0.0.9"));
+        assertEquals(3000L, s.draining().get("10.0.0.8"));
+        s.unmarkDraining("10.0.0.8");
+        assertTrue(s.draining().isEmpty());
     }
 
     /** Plan changes: compare-and-set on the version, idempotent retries, conflicts, refused shapes. */
