@@ -73,6 +73,22 @@ public final class NodeDecommission
         return out;
     }
 
+    /** Since when (ms) the drain has seen no stripe naming the node: -1 while one does, else the first such check. */
+    static long zeroSince(int naming, long zeroSince, long now)
+    {
+        return naming > 0 ? -1 : zeroSince < 0 ? now : zeroSince;
+    }
+
+    /**
+     * Whether the drain is over: no stripe has named the node for a transition interval plus one check, so a second
+     * check came after any round that began before the mark was written (such a round may still have placed a chunk
+     * on the node; its stripe record is written before anything else, so a later check sees it).
+     */
+    static boolean drained(long zeroSince, long now, long intervalMillis)
+    {
+        return zeroSince >= 0 && now - zeroSince >= intervalMillis + CHECK_MILLIS;
+    }
+
     /**
      * Starts the decommission in the background (or reports the one running); {@code leave} is Cassandra's decommission
      * of this node, called once the drain is done. Refused, naming the reason, when the ring would keep fewer nodes
@@ -149,7 +165,7 @@ public final class NodeDecommission
                 catch (RuntimeException e)
                 {
                     waiting = "stripe records not readable: " + e.getMessage();
-                    Thread.sleep(CHECK_MILLIS);
+                    node.clock().sleep(CHECK_MILLIS);
                     continue;
                 }
                 naming = n;
@@ -162,13 +178,10 @@ public final class NodeDecommission
                     logged = n;
                 }
                 long now = node.clock().millis();
-                if (n > 0)
-                    zeroSince = -1;
-                else if (zeroSince < 0)
-                    zeroSince = now;
-                else if (now - zeroSince >= interval + CHECK_MILLIS)
+                zeroSince = zeroSince(n, zeroSince, now);
+                if (drained(zeroSince, now, interval))
                     break;
-                Thread.sleep(CHECK_MILLIS);
+                node.clock().sleep(CHECK_MILLIS);
             }
             synchronized (this)
             {
@@ -248,9 +261,12 @@ public final class NodeDecommission
             throw new IllegalArgumentException("maxWaitMillis: " + maxWaitMillis + " is not in [0, 5000]");
         Phase p = phase;
         int s = naming;
-        long end = System.nanoTime() + maxWaitMillis * 1_000_000;
-        while (phase == p && naming == s && System.nanoTime() < end)
-            Thread.sleep(50);
+        NodeContext n = node;
+        if (n == null)
+            return status();
+        long start = n.clock().nanoTime();
+        while (phase == p && naming == s && n.clock().millisSince(start) < maxWaitMillis)
+            n.clock().sleep(50);
         return status();
     }
 }

@@ -36,4 +36,23 @@ class NodeDecommissionTest
         assertEquals(5, NodeDecommission.naming(records, "n2"));
         assertEquals(0, NodeDecommission.naming(records, "n9"));
     }
+
+    @Test
+    void leavesOnlyAfterAQuietIntervalWithNoStripeNamingIt()
+    {
+        long interval = 10_000;
+        long z = NodeDecommission.zeroSince(3, -1, 1_000);
+        assertEquals(-1, z);
+        z = NodeDecommission.zeroSince(0, z, 2_000); // first check with none
+        assertEquals(2_000, z);
+        assertEquals(false, NodeDecommission.drained(z, 2_000, interval));
+        z = NodeDecommission.zeroSince(0, z, 13_000);
+        assertEquals(false, NodeDecommission.drained(z, 13_000, interval)); // 11 s: under interval + one check
+        z = NodeDecommission.zeroSince(1, z, 14_000); // a round that began before the mark placed a chunk on it
+        assertEquals(-1, z);
+        assertEquals(false, NodeDecommission.drained(z, 30_000, interval));
+        z = NodeDecommission.zeroSince(0, NodeDecommission.zeroSince(0, z, 16_000), 28_000);
+        assertEquals(16_000, z);
+        assertEquals(true, NodeDecommission.drained(z, 28_000, interval));
+    }
 }
