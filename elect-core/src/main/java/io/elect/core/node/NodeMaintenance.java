@@ -102,6 +102,7 @@ final class NodeMaintenance
         examined.keySet().retainAll(liveStubs);
         dropUnusedMerges();
         dropStaleDeltas();
+        dropMovedParity();
         scanShadows();
         recallHot();
         collectColdGarbage();
@@ -140,6 +141,75 @@ final class NodeMaintenance
             catch (IOException | RuntimeException e)
             {
                 logger.warn("cleanup of the unused next version {} of stripe {} failed (retried next time): {}", m.next(), m.stripe(), e.toString());
+            }
+        }
+    }
+
+    /**
+     * Parity files (hot, or the marker of an offloaded one) of COMMITTED stripes that the record no longer places here:
+     * an older generation, or this generation at an index another node holds. A parity move takes a chunk to another
+     * node (a drain before leaving, docs/design/topology.md), and the change's end drops the previous generation only
+     * on the stripe's current parity nodes; the moved-from node keeps its file otherwise (the simulation flagged them as
+     * orphans on a drained node). Only COMMITTED records count: while a change runs, the previous generation is still
+     * read (a move copies it), and a record lists a new generation before any file of it exists. The cold object of a
+     * moved generation was dropped by the change's end (cold keys name the stripe, index and generation, not the node).
+     */
+    private void dropMovedParity()
+    {
+        if (!node.store().ready())
+            return;
+        Map<String, java.util.Optional<io.elect.core.stripes.StripeRecord>> records = new java.util.HashMap<>();
+        for (TableRef t : node.tables().electTables())
+        {
+            java.nio.file.Path dir;
+            List<java.nio.file.Path> files;
+            try
+            {
+                dir = node.parity().dir(t.keyspace(), t.table());
+                if (!java.nio.file.Files.isDirectory(dir))
+                    continue;
+                try (java.util.stream.Stream<java.nio.file.Path> list = java.nio.file.Files.list(dir))
+                {
+                    files = list.toList();
+                }
+            }
+            catch (IOException e)
+            {
+                logger.warn("parity files of {} not listed for cleanup (retried next time): {}", t, e.toString());
+                continue;
+            }
+            for (java.nio.file.Path f : files)
+            {
+                String name = f.getFileName().toString();
+                java.nio.file.Path hot = name.endsWith(".cold") ? f.resolveSibling(name.substring(0, name.length() - ".cold".length()) + ".parity") : f;
+                io.elect.core.stripes.ParityFiles.Name pn = node.parity().parse(hot);
+                if (pn == null)
+                    continue;
+                try
+                {
+                    io.elect.core.stripes.StripeRecord r = records.computeIfAbsent(pn.stripeId(), id -> {
+                        if (ops.stripeStateOrGone(id) == null)
+                            return java.util.Optional.empty();
+                        return node.store().get(io.elect.core.stripes.StripeId.parse(id));
+                    }).orElse(null);
+                    if (r == null || r.state() != StripeState.COMMITTED)
+                        continue;
+                    boolean placedHere = pn.index() < r.m() && node.self().equals(r.parityNodes().get(pn.index()));
+                    if (pn.generation() > r.parityGeneration() || (pn.generation() == r.parityGeneration() && placedHere))
+                        continue;
+                    synchronized (offload.parityLock) // not interleaved with an OFFLOAD_PARITY of the same file
+                    {
+                        io.elect.core.stripes.ParityFiles.deleteHot(hot);
+                        java.nio.file.Files.deleteIfExists(io.elect.core.stripes.ParityFiles.coldMarker(hot));
+                    }
+                    logger.info("parity {} of stripe {} ({}) at generation {} deleted: the stripe is COMMITTED at generation {} with parity {} on {}",
+                                pn.index(), pn.stripeId(), t, pn.generation(), r.parityGeneration(), pn.index(),
+                                pn.index() < r.m() ? r.parityNodes().get(pn.index()) : "no node");
+                }
+                catch (IOException | RuntimeException e)
+                {
+                    logger.warn("cleanup of parity file {} failed (retried next time): {}", f, e.toString());
+                }
             }
         }
     }

@@ -336,12 +336,6 @@ public final class TransitionService
         return out;
     }
 
-    /** The ring members marked draining as this node's last round found them (empty unless it coordinates). */
-    java.util.Set<String> draining()
-    {
-        return drains.current();
-    }
-
     /**
      * Retires (at most {@link #MAX_STRIPES_PER_ROUND}) the stripes of the table that every node reports fully
      * shadowed ({@link Retirement}); returns how many it tried. A retirement that fails stays RETIRING and recovery

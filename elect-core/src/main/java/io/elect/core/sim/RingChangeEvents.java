@@ -49,6 +49,20 @@ final class RingChangeEvents
     }
 
     /**
+     * The most distinct nodes a stripe needs: the configured k + m, or more for stripes an operator widened (k' + m);
+     * what {@code electtool decommission} checks (simulation seed 506: a decommission left 4 nodes to stripes
+     * widened to 4 + 1, and the repair had no spare node for them).
+     */
+    private int width(int k, int m)
+    {
+        int w = k + m;
+        for (io.elect.core.stripes.StripeRecord r : c.stripes.list())
+            if (!r.state().rowRemovable())
+                w = Math.max(w, r.k() + r.m());
+        return w;
+    }
+
+    /**
      * {@code electtool decommission} on {@code n}, its first part: the node is marked draining in the stripe store, and
      * the coordinator's rounds move its stripe chunks away while the run goes on (writes, faults, rounds);
      * {@link #decommission} then lets it leave once no stripe names it. Refused (false) unless the ring keeps
@@ -56,7 +70,7 @@ final class RingChangeEvents
      */
     boolean startDrain(SimNode n, int k, int m)
     {
-        if (!n.up || c.nodes().size() - 1 < Math.max(c.rf, k + m))
+        if (!n.up || c.nodes().size() - 1 < Math.max(c.rf, width(k, m)))
             return false;
         c.stripes.markDraining(n.id, c.clock.millis());
         sim.event("decommission " + n + ": draining, " + NodeDecommission.naming(c.stripes.list(), n.id) + " stripes name it");
@@ -72,7 +86,7 @@ final class RingChangeEvents
     boolean decommission(SimNode n, int k, int m) throws IOException
     {
         int after = c.nodes().size() - 1;
-        if (c.unavailable() > 0 || after < Math.max(c.rf, k + m))
+        if (c.unavailable() > 0 || after < Math.max(c.rf, width(k, m)))
             return false;
         // a drained node leaves once no stripe names it (electtool decommission's condition)
         boolean drained = c.stripes.draining().containsKey(n.id);
