@@ -245,7 +245,7 @@ final class LocalChangeOps
         TableFile f = memberFile(req.table(), req.sstable(), req.stripeId());
         if (f == null || !req.stripeId().equals(f.frozenTag()))
             throw new IllegalStateException("no member " + req.sstable() + " of stripe " + req.stripeId() + " of " + req.table() // StripeChanges.NO_MEMBER
-                                            + " is live on " + node.self());
+                                            + " is live on " + node.self() + " (files frozen under the stripe here: " + taggedFiles(req.table(), req.stripeId()) + ")");
         if (f.source() == LocalTables.Source.COLD)
             return new MemberLocation(LocatorMemberReader.cold(f.sidecar().coldStore(), f.sidecar().coldKey()), f.sidecar().checksums());
         Path data = f.dataPath().toAbsolutePath();
@@ -256,6 +256,17 @@ final class LocalChangeOps
         }
     }
 
+
+    /** This node's files frozen under the stripe, for error messages: id, source, and whether a stub. */
+    private java.util.List<String> taggedFiles(TableRef t, String stripeId) throws IOException
+    {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (node.tables().exists(t))
+            for (TableFile f : node.tables().files(t))
+                if (stripeId.equals(f.frozenTag()))
+                    out.add(f.id() + "/" + f.source() + (f.isStub() ? "/stub" : ""));
+        return out;
+    }
 
     /**
      * STUB_RELAYOUT: every stub of the stripe here switches to the request's plan; stubs of the changed member's
