@@ -218,6 +218,19 @@ final class MemberRestore
                     count.accept("primaries_already_restored");
                     return;
                 }
+        // ... or live here and offloaded since (its data path redirected to its cold object): simulation seed 307, a
+        // resumed rebuild decoded a second copy of a member offloaded between its attempts, and the next change of the
+        // stripe found two files frozen under it on the node and could not tell which was the member
+        if (already.isPresent() && already.get().startsWith(LocatorMemberReader.COLD))
+            for (TableFile live : node.tables().files(table))
+                if (live.source() == LocalTables.Source.COLD && r.id().toString().equals(live.frozenTag())
+                    && already.get().equals(LocatorMemberReader.cold(live.sidecar().coldStore(), live.sidecar().coldKey())))
+                {
+                    restored.add(live.id());
+                    progress.accept(layout.memberLength(i));
+                    count.accept("primaries_live");
+                    return;
+                }
         Path tmp = node.stateDir().resolve("rebuild").resolve("tmp-" + r.id() + "-" + i);
         Files.createDirectories(tmp);
         try
