@@ -64,7 +64,7 @@ final class DecommissionCommand implements ElectTool.Command
             return 0;
         }
         long lastLine = 0;
-        String lastText = "";
+        String lastKey = "";
         while (true)
         {
             String doc = (String) node.invoke(ElectNodeMBean.OBJECT_NAME, "awaitDecommission", new Object[]{ POLL_MILLIS }, new String[]{ "long" });
@@ -75,14 +75,15 @@ final class DecommissionCommand implements ElectTool.Command
                 out.println(json ? doc : line(s));
                 return phase.equals("LEFT") || phase.equals("CANCELLED") ? 0 : 1;
             }
+            // a line when the phase, the count or what it waits for changes, else every 10 s
             long now = io.elect.core.util.Clock.SYSTEM.millis();
-            String text = line(s);
-            if (!json && (!text.equals(lastText) || now - lastLine >= 10_000))
+            String key = phase + "|" + s.path("stripes_naming_node").asInt() + "|" + s.path("waiting").asText("");
+            if (!json && (!key.equals(lastKey) || now - lastLine >= 10_000))
             {
-                out.println(text);
+                out.println(line(s));
                 out.flush();
                 lastLine = now;
-                lastText = text;
+                lastKey = key;
             }
         }
     }

@@ -122,6 +122,8 @@ class DepartureIT
         }
         else if (DRAIN)
         {
+            if (KILL_AT != null)
+                decommissionInterrupted();
             long start = System.currentTimeMillis();
             Result drained = SCRIPT.runTool(1800, "bin/electtool", "-p", String.valueOf(7099 + 100 * NODES), "decommission");
             System.out.println("electtool decommission (" + (System.currentTimeMillis() - start) / 1000 + " s):\n" + drained.output());
@@ -203,9 +205,10 @@ class DepartureIT
     }
 
     /**
-     * A first decommission of the leaving node, killed with SIGKILL when its log shows {@link #KILL_AT}; the node is
-     * restarted with its data and must come back UN (Cassandra does not resume an interrupted decommission: the
-     * operator runs it again, which the caller does).
+     * A first decommission of the leaving node ({@code electtool decommission} in drain mode, else {@code nodetool}),
+     * killed with SIGKILL when its log shows {@link #KILL_AT}; the node is restarted with its data and must come back
+     * UN (Cassandra does not resume an interrupted decommission, nor does ELECT's: the drain mark stays, so the
+     * coordinator goes on draining, and the operator runs the command again, which the caller does).
      */
     private static void decommissionInterrupted() throws Exception
     {
@@ -214,7 +217,9 @@ class DepartureIT
         Thread first = new Thread(() -> {
             try
             {
-                System.out.println("first decommission (to be killed): " + SCRIPT.run(1800, "nodetool", LEAVER, "decommission").code());
+                System.out.println("first decommission (to be killed): " + (DRAIN
+                    ? SCRIPT.runTool(1800, "bin/electtool", "-p", String.valueOf(7099 + 100 * NODES), "decommission").code()
+                    : SCRIPT.run(1800, "nodetool", LEAVER, "decommission").code()));
             }
             catch (Exception e)
             {
