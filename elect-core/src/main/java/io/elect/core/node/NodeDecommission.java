@@ -223,7 +223,10 @@ public final class NodeDecommission
                     node.self(), in, why);
     }
 
-    /** The phase and progress, as JSON (see docs/tools.md, electtool decommission). */
+    /**
+     * The phase and progress, as JSON: phase, node, marked_draining (and marked_since_ms), stripes_at_start,
+     * stripes_naming_node, waiting (what the drain waits for, or empty), elapsed_ms, error.
+     */
     public String status()
     {
         Map<String, Object> out = new LinkedHashMap<>();
