@@ -76,6 +76,25 @@ final class Drains
         return current;
     }
 
+    /**
+     * Whether a stripe may now place chunks on {@code nodes}: none of them is marked draining, as the store says at
+     * this moment (not at the round's start: a drain's end rule relies on this re-check, {@code NodeDecommission}).
+     * A store that cannot answer admits nothing (the stripe waits for the next round).
+     */
+    boolean admits(java.util.Collection<String> nodes)
+    {
+        try
+        {
+            Map<String, Long> marks = node.store().draining();
+            return nodes.stream().noneMatch(marks::containsKey);
+        }
+        catch (RuntimeException e)
+        {
+            logger.debug("drain marks not read before placing a stripe: {}", e.toString());
+            return false;
+        }
+    }
+
     /** The ring members marked draining at the last {@link #refresh}. */
     Set<String> current()
     {

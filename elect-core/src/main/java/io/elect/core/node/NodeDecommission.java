@@ -14,8 +14,8 @@ import io.elect.core.stripes.StripeRecord;
 /**
  * {@code electtool decommission}: this node leaves the ring without any stripe losing a chunk (issue 18;
  * docs/design/topology.md "Draining before leaving"). Phases: DRAINING (the node is marked in the stripe store, the
- * coordinator's rounds move its chunks away, {@link Drains}) until no stripe record names it in two checks at least
- * one transition interval apart (a round that began before the mark may still have placed a chunk on it), then
+ * coordinator's rounds move its chunks away, {@link Drains}) until no stripe record names it in two checks
+ * ({@link #drained}), then
  * LEAVING (Cassandra's own decommission: the node's rows, its former members included, stream to the nodes that take
  * its ranges), then LEFT. A failure is FAILED with the reason; the mark stays, so running the command again continues.
  * {@link #cancel} during DRAINING removes the mark (the node stays a ring member; the members it kept are ordinary
@@ -42,6 +42,8 @@ public final class NodeDecommission
     private volatile long startedAt;
     private volatile long endedAt;
     private volatile boolean cancelled;
+    /** This node's drain mark (its time) as {@link #status} last read it, or null. */
+    private volatile Long lastMark;
     private Thread worker;
 
     synchronized void attach(NodeContext node)
@@ -80,13 +82,15 @@ public final class NodeDecommission
     }
 
     /**
-     * Whether the drain is over: no stripe has named the node for a transition interval plus one check, so a second
-     * check came after any round that began before the mark was written (such a round may still have placed a chunk
-     * on the node; its stripe record is written before anything else, so a later check sees it).
+     * Whether the drain is over: no stripe has named the node in two checks at least {@link #CHECK_MILLIS} apart. A
+     * round that began before the mark was written re-reads the marks right before it creates a stripe or fills a
+     * slot ({@code TransitionCoordinator#admission}), and a stripe's record is written before anything else, so a
+     * chunk placed on the node by such a round shows in a check made after its record; the second check is that one
+     * unless the round's re-read and its record write straddle it (milliseconds, against {@link #CHECK_MILLIS}).
      */
-    static boolean drained(long zeroSince, long now, long intervalMillis)
+    static boolean drained(long zeroSince, long now)
     {
-        return zeroSince >= 0 && now - zeroSince >= intervalMillis + CHECK_MILLIS;
+        return zeroSince >= 0 && now - zeroSince >= CHECK_MILLIS;
     }
 
     /**
@@ -100,9 +104,21 @@ public final class NodeDecommission
             throw new IllegalStateException("the ELECT node has not started");
         if (phase == Phase.DRAINING || phase == Phase.LEAVING)
             return status();
+        List<StripeRecord> records;
+        try
+        {
+            if (!node.store().ready())
+                node.store().ensureReady(); // no round has run yet (a fresh cluster): the store of stripes and drain marks is created now
+            records = node.store().list();
+        }
+        catch (RuntimeException e)
+        {
+            throw new IllegalStateException("decommission: the stripe store (elect_system) cannot be read yet (" + e.getMessage()
+                                            + "); a store created a moment ago reaches the other nodes within seconds: run it again");
+        }
         int members = node.ring().members().size();
         int width = node.config().dataChunks + node.config().parityChunks;
-        for (StripeRecord r : node.store().list())
+        for (StripeRecord r : records)
             if (!r.state().rowRemovable())
                 width = Math.max(width, r.k() + r.m());
         if (members - 1 < width)
@@ -146,7 +162,6 @@ public final class NodeDecommission
         try
         {
             long zeroSince = -1;
-            long interval = Math.max(1, node.config().transitionIntervalSeconds) * 1000L;
             int logged = naming;
             while (true)
             {
@@ -179,7 +194,7 @@ public final class NodeDecommission
                 }
                 long now = node.clock().millis();
                 zeroSince = zeroSince(n, zeroSince, now);
-                if (drained(zeroSince, now, interval))
+                if (drained(zeroSince, now))
                     break;
                 node.clock().sleep(CHECK_MILLIS);
             }
@@ -235,14 +250,20 @@ public final class NodeDecommission
         if (n != null)
         {
             out.put("node", n.self());
-            Long mark = null;
-            try
+            Long mark = lastMark;
+            // Not once Cassandra's decommission runs: a node leaving or gone from the ring waits out a QUORUM read's
+            // timeout (seen: each status 10-13 s late after DECOMMISSIONED); the mark is not read by this node then.
+            if (phase != Phase.LEAVING && phase != Phase.LEFT)
             {
-                mark = n.store().draining().get(n.self());
-            }
-            catch (RuntimeException e)
-            {
-                out.put("mark_error", e.toString());
+                try
+                {
+                    mark = n.store().draining().get(n.self());
+                    lastMark = mark;
+                }
+                catch (RuntimeException e)
+                {
+                    out.put("mark_error", e.toString());
+                }
             }
             out.put("marked_draining", mark != null);
             if (mark != null)

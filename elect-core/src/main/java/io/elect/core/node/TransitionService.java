@@ -250,6 +250,7 @@ public final class TransitionService
             }
             TransitionCoordinator c = coordinators.computeIfAbsent(table, x -> new TransitionCoordinator(settings(), node.clock()::millis));
             c.settings(settings()); // alpha may have changed at runtime (electtool alpha)
+            c.admission(drains::admits); // a node marked draining after this round began gets no new chunk
             c.parityCorrection(TransitionCoordinator.parityCorrection(table, node.store().list()));
             TransitionCoordinator.RoundResult previous = lastRounds.get(table);
             // Virtual slots of committed stripes are filled first (a change: every ring member must answer its stub switch)

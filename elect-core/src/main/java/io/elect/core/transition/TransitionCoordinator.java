@@ -64,6 +64,12 @@ public final class TransitionCoordinator
 
     /** Replaced by {@link #settings(Settings)} when the node's settings change at runtime (alpha); read per round. */
     private volatile Settings settings;
+    /**
+     * Asked right before a stripe is created or a slot filled, with the nodes that would then hold its chunks; false
+     * skips it. The node layer refuses nodes marked draining since the round began (a drain, issue 18, waits only a
+     * moment after its mark for a round in flight: the round re-checks here).
+     */
+    private volatile java.util.function.Predicate<Collection<String>> admits = nodes -> true;
     private final LongSupplier clock;
     private final Map<String, Long> firstSeen = new HashMap<>();
 
@@ -71,6 +77,12 @@ public final class TransitionCoordinator
     {
         this.settings = settings;
         this.clock = clockMillis;
+    }
+
+    /** See {@link #admits}. */
+    public void admission(java.util.function.Predicate<Collection<String>> admits)
+    {
+        this.admits = java.util.Objects.requireNonNull(admits, "admits");
     }
 
     /** The settings the next round uses (the candidates' waiting times are kept). */
@@ -330,6 +342,18 @@ public final class TransitionCoordinator
         return freesPerByte * sum - (double) m * codeLength;
     }
 
+    /** The nodes holding chunks of {@code r} (plus {@code extra}'s node when not null): its real members' and its parity nodes. */
+    private static Collection<String> chunkNodes(StripeRecord r, Member extra)
+    {
+        Set<String> out = new HashSet<>(r.parityNodes());
+        for (Member m : r.members())
+            if (!m.isVirtual())
+                out.add(m.node());
+        if (extra != null && !extra.isVirtual())
+            out.add(extra.node());
+        return out;
+    }
+
     /** Per-node choices may add up to this multiple of the ask before the cluster-wide choice replaces them. */
     static final double OVERSHOOT_LIMIT = 1.5;
 
@@ -395,6 +419,11 @@ public final class TransitionCoordinator
             gained += gain;
             pending.remove(f.candidate()); // filled or not, it forms no stripe this round (its fill may still be under way)
             firstSeen.remove(f.candidate().node() + "|" + f.candidate().sstable());
+            if (!admits.test(chunkNodes(f.stripe(), f.member())))
+            {
+                logger.info("transition round {}: fill of slot {} of stripe {} skipped: a node of it drains", table, f.slot(), f.stripe().id());
+                continue;
+            }
             long start = clock.getAsLong();
             try
             {
@@ -420,6 +449,11 @@ public final class TransitionCoordinator
         {
             if (planned >= settings.maxStripesPerRound())
                 break;
+            if (!admits.test(chunkNodes(r, null)))
+            {
+                logger.info("transition round {}: stripe {} not formed: a node of it drains", table, r.id());
+                continue;
+            }
             planned++;
             try
             {

@@ -38,21 +38,20 @@ class NodeDecommissionTest
     }
 
     @Test
-    void leavesOnlyAfterAQuietIntervalWithNoStripeNamingIt()
+    void leavesAfterTwoChecksWithNoStripeNamingIt()
     {
-        long interval = 10_000;
         long z = NodeDecommission.zeroSince(3, -1, 1_000);
         assertEquals(-1, z);
         z = NodeDecommission.zeroSince(0, z, 2_000); // first check with none
         assertEquals(2_000, z);
-        assertEquals(false, NodeDecommission.drained(z, 2_000, interval));
-        z = NodeDecommission.zeroSince(0, z, 13_000);
-        assertEquals(false, NodeDecommission.drained(z, 13_000, interval)); // 11 s: under interval + one check
-        z = NodeDecommission.zeroSince(1, z, 14_000); // a round that began before the mark placed a chunk on it
+        assertEquals(false, NodeDecommission.drained(z, 2_000));
+        z = NodeDecommission.zeroSince(1, z, 4_000); // a round that began before the mark placed a chunk on it
         assertEquals(-1, z);
-        assertEquals(false, NodeDecommission.drained(z, 30_000, interval));
-        z = NodeDecommission.zeroSince(0, NodeDecommission.zeroSince(0, z, 16_000), 28_000);
-        assertEquals(16_000, z);
-        assertEquals(true, NodeDecommission.drained(z, 28_000, interval));
+        assertEquals(false, NodeDecommission.drained(z, 30_000));
+        z = NodeDecommission.zeroSince(0, z, 6_000);
+        z = NodeDecommission.zeroSince(0, z, 7_000);
+        assertEquals(6_000, z);
+        assertEquals(false, NodeDecommission.drained(z, 7_000)); // 1 s: under one check period
+        assertEquals(true, NodeDecommission.drained(NodeDecommission.zeroSince(0, z, 8_000), 8_000));
     }
 }

@@ -139,6 +139,32 @@ class TransitionCoordinatorTest
     }
 
     @Test
+    void aStripeIsNotFormedWhenAdmissionRefusesOneOfItsNodes()
+    {
+        // a node marked draining after the round began (the node layer's admission re-reads the marks): the stripe the
+        // round planned with it is not created, and nothing of it reaches the store
+        Map<String, NodeSnapshot> snaps = ringOf(4);
+        InMemoryStripeStore store = new InMemoryStripeStore();
+        AtomicLong clock = new AtomicLong(1_000_000);
+        StripeStateMachine machine = new StripeStateMachine(store, new ModelParticipant(store, 1), clock::get);
+        TransitionCoordinator c = new TransitionCoordinator(settings(0.3, 60_000), clock::get);
+        List<java.util.Collection<String>> asked = new java.util.ArrayList<>();
+        c.admission(nodes -> {
+            asked.add(nodes);
+            return false;
+        });
+        TransitionCoordinator.RoundResult r = c.round(T, snaps, RING, machine, p -> {});
+        assertEquals(0, r.planned());
+        assertEquals(0, r.committed());
+        assertTrue(store.list().isEmpty(), "no record of a refused stripe: " + store.list());
+        assertEquals(1, asked.size());
+        assertEquals(3, asked.get(0).size(), "k + m = 3 distinct nodes asked about: " + asked);
+        // admitted again: the next round forms it
+        c.admission(nodes -> true);
+        assertEquals(1, c.round(T, snaps, RING, machine, p -> {}).committed());
+    }
+
+    @Test
     void aHalfStepTooSmallForAnyCandidateTakesTheFullStep()
     {
         Map<String, NodeSnapshot> snaps = ringOf(4);
