@@ -104,6 +104,8 @@ public final class NodeDecommission
             throw new IllegalStateException("the ELECT node has not started");
         if (phase == Phase.DRAINING || phase == Phase.LEAVING)
             return status();
+        if (phase == Phase.LEFT)
+            throw new IllegalStateException("decommission: " + node.self() + " has left the ring already");
         List<StripeRecord> records;
         try
         {
