@@ -129,6 +129,16 @@ final class SimTables implements LocalTables
     {
         if (compactionPaused)
             return;
+        // misfits first, as ElectCompactionStrategy re-splits them: an unfrozen file whose rows span roles (a stub's
+        // materialized copy or a kept member after a ring change; simulation seed 670 kept one for good, its rows never
+        // a candidate) is re-split by role into level 0
+        for (SimFile f : new ArrayList<>(set.files.values()))
+            if (!f.frozen() && f.role == null && f.source == Source.LOCAL)
+            {
+                List<Row> rows = set.rows(f);
+                set.remove(f);
+                set.addByRole(rows, 0);
+            }
         Map<Integer, List<SimFile>> l0 = new TreeMap<>();
         for (SimFile f : set.files.values())
             if (!f.frozen() && f.role != null && f.level == 0)
