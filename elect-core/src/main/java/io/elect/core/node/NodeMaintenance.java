@@ -158,7 +158,7 @@ final class NodeMaintenance
     {
         if (!node.store().ready())
             return;
-        Map<String, java.util.Optional<io.elect.core.stripes.StripeRecord>> records = new java.util.HashMap<>();
+        Map<String, io.elect.core.stripes.StripeRecord> records = null;
         for (TableRef t : node.tables().electTables())
         {
             java.nio.file.Path dir;
@@ -187,11 +187,14 @@ final class NodeMaintenance
                     continue;
                 try
                 {
-                    io.elect.core.stripes.StripeRecord r = records.computeIfAbsent(pn.stripeId(), id -> {
-                        if (ops.stripeStateOrGone(id) == null)
-                            return java.util.Optional.empty();
-                        return node.store().get(io.elect.core.stripes.StripeId.parse(id));
-                    }).orElse(null);
+                    if (records == null)
+                    {
+                        // one listing per pass, only once a parity file is there (not a linearizable read per file)
+                        records = new java.util.HashMap<>();
+                        for (io.elect.core.stripes.StripeRecord x : node.store().list())
+                            records.put(x.id().toString(), x);
+                    }
+                    io.elect.core.stripes.StripeRecord r = records.get(pn.stripeId());
                     if (r == null || r.state() != StripeState.COMMITTED)
                         continue;
                     boolean placedHere = pn.index() < r.m() && node.self().equals(r.parityNodes().get(pn.index()));
