@@ -88,7 +88,7 @@ class DepartureIT
     {
         if (session != null)
             session.close();
-        SCRIPT.run(300, "stop");
+        SCRIPT.run(300, "stop", "--kill"); // a throwaway cluster: no drain (saves ~20 s)
     }
 
     @Test
