@@ -96,6 +96,7 @@ final class StorageReport
             tdoc.put("full_replication_bytes", (long) plan.fullReplicationBytes());
             tdoc.put("achieved_saving", plan.fullReplicationBytes() <= 0 ? 0.0 : 1 - plan.hotBytes() / plan.fullReplicationBytes());
             tdoc.put("plan", plan.toMap());
+            tdoc.put("parity_cost", parityCost(table, records));
             // what this node's rounds (as coordinator, since it started) did to encoded data under updates (issue 16)
             Map<String, Object> changes = new LinkedHashMap<>();
             changes.put("stripes_retired", node.metrics().counter("Transitioning", "StripesRetired", table.toString()).getCount());
@@ -143,5 +144,55 @@ final class StorageReport
     static String json(NodeContext node, TransitionService transitions)
     {
         return Json.write(build(node, transitions));
+    }
+
+    /**
+     * What the table's COMMITTED stripes spend on parity, split by cause (issue 16's drift): {@code parity_bytes} =
+     * m x code length summed (what the parity members hold); {@code nominal_bytes} = m / k x their real data bytes
+     * (full, equal members: what encoding costs at best); {@code code_overhang_bytes} = m x (code length - longest real
+     * member), the zeros a parity chunk keeps after a merge or removal shortened its longest member (the code length of
+     * a stripe never shrinks); {@code padded_stripes} with a virtual member and the {@code padding_bytes} they spend
+     * over the nominal; the rest of parity_bytes - nominal_bytes is members of unequal lengths.
+     */
+    static Map<String, Object> parityCost(TableRef table, List<StripeRecord> records)
+    {
+        String prefix = table.keyspace() + "." + table.table() + "/";
+        long parity = 0, overhang = 0, padded = 0;
+        double nominal = 0, padding = 0;
+        int stripes = 0;
+        for (StripeRecord r : records)
+        {
+            if (r.state() != StripeState.COMMITTED)
+                continue;
+            long real = 0, longest = 0;
+            boolean ours = false;
+            for (io.elect.core.stripes.Member mem : r.members())
+                if (!mem.isVirtual())
+                {
+                    ours |= mem.sstable().startsWith(prefix);
+                    real += mem.realBytes();
+                    longest = Math.max(longest, mem.realBytes());
+                }
+            if (!ours)
+                continue;
+            stripes++;
+            parity += (long) r.m() * r.codeLength();
+            overhang += (long) r.m() * (r.codeLength() - longest);
+            double nominalHere = (double) r.m() / r.k() * real;
+            nominal += nominalHere;
+            if (r.realMembers() < r.k())
+            {
+                padded++;
+                padding += (double) r.m() * longest - nominalHere;
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("committed_stripes", stripes);
+        out.put("parity_bytes", parity);
+        out.put("nominal_bytes", Math.round(nominal));
+        out.put("code_overhang_bytes", overhang);
+        out.put("padded_stripes", padded);
+        out.put("padding_bytes", Math.round(padding));
+        return out;
     }
 }

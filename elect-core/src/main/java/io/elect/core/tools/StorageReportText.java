@@ -42,6 +42,13 @@ final class StorageReportText
                     sb.append(String.format("  %s: %s of its encoded members lie outside the ranges it replicates (after a ring change; "
                                             + "not counted as replicated data)%n", n.path("node").asText(),
                                             bytes(n.path("unreplicated_member_bytes").asLong())));
+            JsonNode pc = t.path("parity_cost");
+            if (pc.path("committed_stripes").asInt() > 0)
+                sb.append(String.format("  parity of %d committed stripes: %s (%s at m/k of their data); zeros kept past the longest member "
+                                        + "after merges and removals %s; %d padded stripes spend %s over m/k%n",
+                                        pc.path("committed_stripes").asInt(), bytes(pc.path("parity_bytes").asLong()),
+                                        bytes(pc.path("nominal_bytes").asLong()), bytes(pc.path("code_overhang_bytes").asLong()),
+                                        pc.path("padded_stripes").asInt(), bytes(pc.path("padding_bytes").asLong())));
             JsonNode c = t.path("changes_by_this_node");
             if (!c.isMissingNode())
                 sb.append(String.format("  updates absorbed by this node's rounds since it started: %d stripes retired, %d members removed, "
