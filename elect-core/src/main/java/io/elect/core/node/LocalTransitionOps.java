@@ -349,7 +349,7 @@ public final class LocalTransitionOps
         ColdStore store = node.tiered().store(ColdTierStores.DEFAULT_STORE)
                               .orElseThrow(() -> new IllegalStateException("parity offload needs the cold tier (elect.offload_enabled and elect.cold_tier)"));
         store.put(coldKey, built.path());
-        ParityFiles.writeColdMarker(coldMarker, built.length());
+        ParityFiles.writeColdMarker(coldMarker, built.stored()); // the object's length: recalls read up to it
         ParityFiles.deleteHot(built.path());
         logger.info("parity {} of stripe {} ({}) built and offloaded to {}: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
                     coldKey, built.length(), node.clock().millisSince(start));

@@ -129,12 +129,13 @@ final class ParityChanges
                 after = new ParityDeltaApplier.Version(verified(reader, next, req.slot(), req.afterChecksums()), req.afterChecksums().length());
             }
             long recalledBytes = recalled == null ? 0 : Files.size(recalled);
+            long oldStored = Files.size(old);
             ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).apply(coder, req.slot(), old, before, after, file);
-            account("ByTwoVersions", reader, built.length(), recalledBytes, built.length());
+            account("ByTwoVersions", reader, oldStored, recalledBytes, built.stored());
             logger.info("parity {} of stripe {} ({}) generation {} -> {} by delta: member {} {} ({} -> {} bytes), {} bytes written; "
                         + "member bytes read: {}; previous parity read: {} bytes ({} ms)",
                         req.index(), req.stripeId(), t, gen - 1, gen, req.slot(), req.removal() ? "removed" : "replaced",
-                        before.length(), after.length(), built.length(), reader, built.length(), node.clock().millisSince(start));
+                        before.length(), after.length(), built.stored(), reader, oldStored, node.clock().millisSince(start));
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()),
                                   built.length());
         }
@@ -171,9 +172,9 @@ final class ParityChanges
         try
         {
             ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).reshape(recalled != null ? recalled : old, codecId, k, file);
-            account(counter, new CountingMemberReader(node.tiered().members(), "/"), built.length(), recalled == null ? 0 : built.length(), built.length());
+            account(counter, new CountingMemberReader(node.tiered().members(), "/"), built.stored(), recalled == null ? 0 : built.stored(), built.stored());
             logger.info("parity {} of stripe {} ({}) generation {} -> {}: {}, {} bytes copied ({} ms)", req.index(), req.stripeId(),
-                        req.table(), req.toGeneration() - 1, req.toGeneration(), what, built.length(), node.clock().millisSince(start));
+                        req.table(), req.toGeneration() - 1, req.toGeneration(), what, built.stored(), node.clock().millisSince(start));
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
         }
         finally
@@ -211,13 +212,14 @@ final class ParityChanges
         ParityDeltaApplier.Version delta = new ParityDeltaApplier.Version(verified(reader, viaDelta, req.slot(), req.deltaChecksums()),
                                                                           req.deltaChecksums().length());
         long recalledBytes = recalled == null ? 0 : Files.size(recalled);
+        long oldStored = Files.size(old);
         ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock())
             .applyDelta(coder, req.slot(), old, req.beforeChecksums().length(), req.afterChecksums().length(), delta, file);
-        account("ByPushedDelta", reader, built.length(), recalledBytes, built.length());
+        account("ByPushedDelta", reader, oldStored, recalledBytes, built.stored());
         logger.info("parity {} of stripe {} ({}) generation {} -> {} by the member node's delta: member {} replaced ({} -> {} bytes), "
                     + "{} bytes written; member bytes read: {}; previous parity read: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
                     req.toGeneration() - 1, req.toGeneration(), req.slot(), req.beforeChecksums().length(), req.afterChecksums().length(),
-                    built.length(), reader, built.length(), node.clock().millisSince(start));
+                    built.stored(), reader, oldStored, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
@@ -232,9 +234,9 @@ final class ParityChanges
     {
         long length;
         if (Files.exists(old))
-            length = ParitySidecar.read(ParitySidecar.of(old)).checksums().length();
-        else if (Files.exists(ParityFiles.coldMarker(old)))
-            length = ParityFiles.readColdMarker(ParityFiles.coldMarker(old));
+            length = ParitySidecar.read(ParitySidecar.of(old)).codeLength();
+        else if (Files.exists(ParityFiles.coldMarker(old))) // the object holds its stored bytes; the layout the code length
+            length = Math.max(ParityFiles.readColdMarker(ParityFiles.coldMarker(old)), req.previous().stripeLength());
         else // this node replaces a parity node that left the ring: the layout's code length is what the stubs keep
             length = req.previous().stripeLength();
         if (!req.removal())
@@ -248,9 +250,9 @@ final class ParityChanges
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
-        account("Reencoded", reader, 0, 0, built.length());
-        logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written; member bytes read: {} ({} ms)", req.index(), req.stripeId(),
-                    req.table(), req.toGeneration(), how, built.length(), reader, node.clock().millisSince(start));
+        account("Reencoded", reader, 0, 0, built.stored());
+        logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written (code length {}); member bytes read: {} ({} ms)", req.index(),
+                    req.stripeId(), req.table(), req.toGeneration(), how, built.stored(), built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
     }
 
@@ -282,7 +284,9 @@ final class ParityChanges
             sums = ChunkChecksums.compute(ch, ChunkChecksums.DEFAULT_CHUNK_SIZE);
         }
         StripeLayout prev = req.previous();
-        new ParitySidecar(prev.codecId(), prev.k(), prev.m(), req.index(), prev.dataLengths(), sums).write(out);
+        // the object holds the stored bytes (zeros past them): the code length is the layout's
+        new ParitySidecar(prev.codecId(), prev.k(), prev.m(), req.index(), prev.dataLengths(), sums,
+                          Math.max(sums.length(), prev.stripeLength())).write(out);
         logger.info("parity {} generation {} of stripe {} recalled from the cold tier ({} bytes) to compute generation {}",
                     req.index(), req.toGeneration() - 1, req.stripeId(), length, req.toGeneration());
         return out;

@@ -141,6 +141,21 @@ public final class LocatorMemberReader implements StripeMemberReader
     @Override
     public ByteBuffer read(StripeLayout stripe, int member, long offset, int length) throws IOException
     {
+        // A parity member is zero past the longest data member (ParityBuilder.storedLength), and its file or object may
+        // end there (issue 16): only the stored part is fetched.
+        if (member >= stripe.k() && offset + length > ParityBuilder.storedLength(stripe))
+        {
+            int avail = (int) Math.max(0, Math.min(length, ParityBuilder.storedLength(stripe) - offset));
+            ByteBuffer out = ByteBuffer.allocate(length);
+            if (avail > 0)
+                out.put(fetch(stripe, member, offset, avail));
+            return out.clear();
+        }
+        return fetch(stripe, member, offset, length);
+    }
+
+    private ByteBuffer fetch(StripeLayout stripe, int member, long offset, int length) throws IOException
+    {
         String locator = stripe.locators().get(member);
         if (locator.startsWith(ZERO))
             return ByteBuffer.allocate(length);

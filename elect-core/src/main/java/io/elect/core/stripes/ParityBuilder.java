@@ -46,9 +46,31 @@ public final class ParityBuilder
     private static final Logger logger = LoggerFactory.getLogger(ParityBuilder.class);
     public static final int DEFAULT_WINDOW = 1 << 20;
 
-    /** A built (or found) parity file. */
+    /**
+     * A built (or found) parity file: {@code length} is the parity member's length (the code length, what layouts
+     * state); the file holds {@code checksums.length()} bytes of it (see {@link #stored}), zeros after.
+     */
     public record ParityResult(Path path, long length, ChunkChecksums checksums)
     {
+        /** Bytes the file holds. */
+        public long stored()
+        {
+            return checksums.length();
+        }
+    }
+
+    /**
+     * How many bytes of a parity member of {@code layout} are stored: the longest data member's length. Parity j is a
+     * linear combination of the data members zero-padded to the code length, so past the longest one it is zero
+     * (issue 16: a merge or removal that shortened a stripe's longest member left the code length, and a file of it,
+     * as long as before; the zeros are not stored).
+     */
+    public static long storedLength(StripeLayout layout)
+    {
+        long longest = 0;
+        for (long l : layout.dataLengths())
+            longest = Math.max(longest, l);
+        return Math.min(longest, layout.stripeLength());
     }
 
     private final int window;
@@ -107,7 +129,7 @@ public final class ParityBuilder
             Path file = dir.resolve(names.get(i));
             Optional<ParitySidecar> existing = check(file);
             if (existing.isPresent() && sameStripe(existing.get(), layout, parityIndexes[i]))
-                results[i] = new ParityResult(file, existing.get().checksums().length(), existing.get().checksums());
+                results[i] = new ParityResult(file, existing.get().codeLength(), existing.get().checksums());
             else
                 todo.add(i);
         }
@@ -138,14 +160,14 @@ public final class ParityBuilder
     {
         return s.codecId().equals(layout.codecId()) && s.k() == layout.k() && s.m() == layout.m()
                && s.parityIndex() == parityIndex && Arrays.equals(s.dataLengths(), layout.dataLengths())
-               && s.checksums().length() == layout.stripeLength();
+               && s.codeLength() == layout.stripeLength();
     }
 
     private void encode(StripeLayout layout, ErasureCoder coder, StripeMemberReader reader, Path dir, int[] parityIndexes,
                         List<String> names, List<Integer> todo, ParityResult[] results) throws IOException
     {
         int k = layout.k(), m = layout.m();
-        long length = layout.stripeLength();
+        long length = storedLength(layout); // the rest of the code length is zero: not written
         ByteBuffer[] data = new ByteBuffer[k];
         ByteBuffer[] parity = new ByteBuffer[m];
         // a stripe shorter than the window needs buffers of its length only (whole checksum chunks)
@@ -194,8 +216,8 @@ public final class ParityBuilder
                 // the member's age (offload picks the oldest) is measured on the node's clock
                 Files.setLastModifiedTime(tmp[t], java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
                 ParitySidecar.rename(tmp[t], file);
-                new ParitySidecar(layout.codecId(), k, m, parityIndexes[i], layout.dataLengths(), sums).write(file);
-                results[i] = new ParityResult(file, length, sums);
+                new ParitySidecar(layout.codecId(), k, m, parityIndexes[i], layout.dataLengths(), sums, layout.stripeLength()).write(file);
+                results[i] = new ParityResult(file, layout.stripeLength(), sums);
             }
         }
         finally
@@ -235,7 +257,7 @@ public final class ParityBuilder
      */
     public static Optional<ParityResult> verify(Path file)
     {
-        return check(file).map(s -> new ParityResult(file, s.checksums().length(), s.checksums()));
+        return check(file).map(s -> new ParityResult(file, s.codeLength(), s.checksums()));
     }
 
     private static Optional<ParitySidecar> check(Path file)

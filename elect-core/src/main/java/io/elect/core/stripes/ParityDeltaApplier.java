@@ -140,7 +140,7 @@ public final class ParityDeltaApplier
                                                + "), but the coder is " + coder.codecId());
         if (slot < 0 || slot >= old.k())
             throw new IllegalArgumentException("slot must be in [0, " + old.k() + "), was " + slot);
-        long oldLength = old.checksums().length();
+        long oldLength = old.checksums().length(); // what the old file holds; zeros after, up to its code length
         long[] lengths = old.dataLengths();
         if (lengths[slot] != beforeLength)
             throw new IllegalArgumentException(oldFile + ": member " + slot + " is recorded with " + lengths[slot]
@@ -148,14 +148,18 @@ public final class ParityDeltaApplier
         // A new version longer than the parity grows it (issue 18: a fill or a widening with a member longer than the
         // stripe's longest): every other member is zero past the old length, so the parity there is the new member's
         // contribution alone, and the old parity is read as zero-extended.
-        long length = Math.max(oldLength, afterLength);
+        long code = Math.max(old.codeLength(), afterLength);
+        long length = Math.max(oldLength, afterLength); // computed up to here: the old parity and both versions
         lengths[slot] = afterLength;
+        long stored = 0; // written up to here (the longest member of the new plan): the rest is zero, checked below
+        for (long l : lengths)
+            stored = Math.max(stored, l);
         Optional<ParityBuilder.ParityResult> done = ParityBuilder.verify(newFile);
         if (done.isPresent())
         {
             ParitySidecar found = ParitySidecar.read(ParitySidecar.of(newFile));
             if (found.parityIndex() == old.parityIndex() && Arrays.equals(found.dataLengths(), lengths)
-                && found.codecId().equals(old.codecId()) && found.checksums().length() == length)
+                && found.codecId().equals(old.codecId()) && found.codeLength() == code)
                 return done.get();
         }
         long start = clock.nanoTime();
@@ -167,7 +171,7 @@ public final class ParityDeltaApplier
         for (int j = 0; j < parity.length; j++)
             parity[j] = ErasureCoders.allocateAligned(buffer);
         int j = old.parityIndex();
-        int[] crcs = new int[(int) ((length + chunkSize - 1) / chunkSize)];
+        int[] crcs = new int[(int) ((stored + chunkSize - 1) / chunkSize)];
         Path tmp = ParitySidecar.tempFor(newFile);
         try (FileChannel in = FileChannel.open(oldFile, StandardOpenOption.READ);
              FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
@@ -194,9 +198,16 @@ public final class ParityDeltaApplier
                     if (o != j)
                         parity[o].clear(); // contents ignored: only parity j is written
                 coder.update(slot, delta, 0, parity, 0, len);
-                ByteBuffer w = parity[j].duplicate().position(0).limit(len);
-                for (int c = 0; c * chunkSize < len; c++)
-                    crcs[first + c] = ChunkChecksums.crc(w.duplicate().position(c * chunkSize).limit(Math.min(len, (c + 1) * chunkSize)));
+                // past the longest member of the new plan every member is zero, so the parity must be: checked, not
+                // stored (a nonzero byte there means the recorded data lengths are wrong: refuse, write nothing)
+                int keep = (int) Math.max(0, Math.min(len, stored - off));
+                for (int x = keep; x < len; x++)
+                    if (parity[j].get(x) != 0)
+                        throw new ChunkCorruptionException(oldFile + " -> " + newFile + ": parity byte " + (off + x) + " is not zero past the longest member ("
+                                                           + stored + " bytes; data lengths " + Arrays.toString(lengths) + ")");
+                ByteBuffer w = parity[j].duplicate().position(0).limit(keep);
+                for (int c = 0; c * chunkSize < keep; c++)
+                    crcs[first + c] = ChunkChecksums.crc(w.duplicate().position(c * chunkSize).limit(Math.min(keep, (c + 1) * chunkSize)));
                 while (w.hasRemaining())
                     out.write(w);
             }
@@ -207,14 +218,14 @@ public final class ParityDeltaApplier
             Files.deleteIfExists(tmp);
             throw e;
         }
-        ChunkChecksums sums = new ChunkChecksums(chunkSize, length, crcs);
+        ChunkChecksums sums = new ChunkChecksums(chunkSize, stored, crcs);
         Files.setLastModifiedTime(tmp, java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
         ParitySidecar.rename(tmp, newFile);
-        new ParitySidecar(old.codecId(), old.k(), old.m(), j, lengths, sums).write(newFile);
-        logger.info("parity {} -> {}: member {} changed ({} -> {} bytes), {} bytes of parity {} rewritten in {} ms",
-                    oldFile.getFileName(), newFile.getFileName(), slot, beforeLength, afterLength, length, j,
+        new ParitySidecar(old.codecId(), old.k(), old.m(), j, lengths, sums, code).write(newFile);
+        logger.info("parity {} -> {}: member {} changed ({} -> {} bytes), parity {} rewritten: {} bytes stored of code length {} in {} ms",
+                    oldFile.getFileName(), newFile.getFileName(), slot, beforeLength, afterLength, j, stored, code,
                     (clock.nanoTime() - start) / 1_000_000);
-        return new ParityBuilder.ParityResult(newFile, length, sums);
+        return new ParityBuilder.ParityResult(newFile, code, sums);
     }
 
     /**
@@ -237,7 +248,8 @@ public final class ParityDeltaApplier
         {
             ParitySidecar found = ParitySidecar.read(ParitySidecar.of(newFile));
             if (found.parityIndex() == old.parityIndex() && found.k() == toK && found.codecId().equals(toCodecId)
-                && Arrays.equals(found.dataLengths(), lengths) && found.checksums().equals(old.checksums()))
+                && Arrays.equals(found.dataLengths(), lengths) && found.checksums().equals(old.checksums())
+                && found.codeLength() == old.codeLength())
                 return done.get();
         }
         long start = clock.nanoTime();
@@ -274,10 +286,10 @@ public final class ParityDeltaApplier
         }
         Files.setLastModifiedTime(tmp, java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
         ParitySidecar.rename(tmp, newFile);
-        new ParitySidecar(toCodecId, toK, old.m(), old.parityIndex(), lengths, old.checksums()).write(newFile);
+        new ParitySidecar(toCodecId, toK, old.m(), old.parityIndex(), lengths, old.checksums(), old.codeLength()).write(newFile);
         logger.info("parity {} -> {}: widened from k={} to k={} ({}), {} bytes copied in {} ms", oldFile.getFileName(), newFile.getFileName(),
                     old.k(), toK, toCodecId, length, (clock.nanoTime() - start) / 1_000_000);
-        return new ParityBuilder.ParityResult(newFile, length, old.checksums());
+        return new ParityBuilder.ParityResult(newFile, old.codeLength(), old.checksums());
     }
 
     /** delta[0, len) = before XOR after over [off, off + len), each zero past its own length. */

@@ -20,21 +20,31 @@ import java.util.zip.CRC32C;
 import io.elect.core.stripes.ChunkChecksums;
 
 /**
- * The checksum sidecar of a parity file, {@code <parity file>.checksums} (docs/formats/parity-file.md, version 1):
- * which stripe and parity index the file holds and the CRC32C of every chunk of it. UTF-8 {@code key=value} lines,
- * first the magic, last a CRC32C of everything before it. Immutable.
+ * The checksum sidecar of a parity file, {@code <parity file>.checksums} (docs/formats/parity-file.md, versions 1
+ * and 2): which stripe and parity index the file holds and the CRC32C of every chunk of it. UTF-8 {@code key=value}
+ * lines, first the magic, last a CRC32C of everything before it. Immutable.
+ *
+ * <p>The file holds the parity's first {@code checksums.length()} bytes; the parity member is {@code codeLength}
+ * bytes long (the stripe's code length, what the stubs' layouts state) and every byte past the file's end is zero.
+ * Version 1 (written when the two are equal) has no {@code code_length} line; version 2 (a file trimmed to the
+ * longest data member after a merge or removal shortened it, issue 16) has one.
  *
  * @param codecId     the codec the parity was computed with
  * @param k           data members of the stripe
  * @param m           parity members of the stripe
  * @param parityIndex which parity, 0 <= parityIndex < m (stripe member k + parityIndex)
  * @param dataLengths real lengths of the k data members the parity was computed from
- * @param checksums   of the parity file; its length is the stripe length
+ * @param checksums   of the parity file; its length is what the file holds (at least the longest data member)
+ * @param codeLength  the parity member's length (the stripe's code length); bytes past the file's end are zero
  */
-public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[] dataLengths, ChunkChecksums checksums)
+public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[] dataLengths, ChunkChecksums checksums,
+                            long codeLength)
 {
     static final String MAGIC = "elect-parity-sidecar";
+    /** Written when the file holds the whole member (no code_length line). */
     static final int VERSION = 1;
+    /** Written when the file is shorter than the member (code_length line). */
+    static final int VERSION_TRIMMED = 2;
     public static final String SUFFIX = ".checksums";
 
     public ParitySidecar
@@ -43,7 +53,15 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
             throw new IllegalArgumentException("parityIndex must be in [0, " + m + "), got " + parityIndex);
         if (dataLengths.length != k)
             throw new IllegalArgumentException("dataLengths must have k=" + k + " entries");
+        if (codeLength < checksums.length())
+            throw new IllegalArgumentException("codeLength " + codeLength + " is shorter than the file's " + checksums.length() + " bytes");
         dataLengths = dataLengths.clone();
+    }
+
+    /** A sidecar of a file that holds the whole parity member (code length = the file's length). */
+    public ParitySidecar(String codecId, int k, int m, int parityIndex, long[] dataLengths, ChunkChecksums checksums)
+    {
+        this(codecId, k, m, parityIndex, dataLengths, checksums, checksums.length());
     }
 
     /** Where the sidecar of parity file {@code file} lives. */
@@ -61,7 +79,8 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
     String encode()
     {
         StringBuilder sb = new StringBuilder(MAGIC).append('\n');
-        line(sb, "version", Integer.toString(VERSION));
+        boolean trimmed = codeLength != checksums.length();
+        line(sb, "version", Integer.toString(trimmed ? VERSION_TRIMMED : VERSION));
         line(sb, "codec", codecId);
         line(sb, "k", Integer.toString(k));
         line(sb, "m", Integer.toString(m));
@@ -71,6 +90,8 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
             lengths.append(i == 0 ? "" : ",").append(dataLengths[i]);
         line(sb, "data_lengths", lengths.toString());
         line(sb, "length", Long.toString(checksums.length()));
+        if (trimmed)
+            line(sb, "code_length", Long.toString(codeLength));
         line(sb, "chunk_size", Integer.toString(checksums.chunkSize()));
         ByteBuffer crcs = ByteBuffer.allocate(4 * checksums.chunkCount());
         for (int i = 0; i < checksums.chunkCount(); i++)
@@ -116,12 +137,14 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
         try
         {
             int version = Integer.parseInt(req(f, "version", sidecar));
-            if (version != VERSION)
-                throw new IOException(sidecar + ": version " + version + " is unknown (this reader knows " + VERSION + ")");
+            if (version != VERSION && version != VERSION_TRIMMED)
+                throw new IOException(sidecar + ": version " + version + " is unknown (this reader knows " + VERSION + " and "
+                                      + VERSION_TRIMMED + ")");
             int k = Integer.parseInt(req(f, "k", sidecar));
             String[] ls = req(f, "data_lengths", sidecar).split(",");
             long[] lengths = Arrays.stream(ls).mapToLong(Long::parseLong).toArray();
             long length = Long.parseLong(req(f, "length", sidecar));
+            long codeLength = version == VERSION_TRIMMED ? Long.parseLong(req(f, "code_length", sidecar)) : length;
             int chunkSize = Integer.parseInt(req(f, "chunk_size", sidecar));
             ByteBuffer raw = ByteBuffer.wrap(Base64.getDecoder().decode(req(f, "chunk_crc32c", sidecar)));
             if (raw.remaining() % 4 != 0)
@@ -131,7 +154,7 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
                 crcs[i] = raw.getInt();
             return new ParitySidecar(req(f, "codec", sidecar), k, Integer.parseInt(req(f, "m", sidecar)),
                                      Integer.parseInt(req(f, "parity_index", sidecar)), lengths,
-                                     new ChunkChecksums(chunkSize, length, crcs));
+                                     new ChunkChecksums(chunkSize, length, crcs), codeLength);
         }
         catch (IllegalArgumentException e) // includes NumberFormatException and bad base64
         {
@@ -203,7 +226,8 @@ public record ParitySidecar(String codecId, int k, int m, int parityIndex, long[
     public boolean equals(Object o)
     {
         return o instanceof ParitySidecar s && s.codecId.equals(codecId) && s.k == k && s.m == m
-               && s.parityIndex == parityIndex && Arrays.equals(s.dataLengths, dataLengths) && s.checksums.equals(checksums);
+               && s.parityIndex == parityIndex && Arrays.equals(s.dataLengths, dataLengths) && s.checksums.equals(checksums)
+               && s.codeLength == codeLength;
     }
 
     @Override

@@ -82,6 +82,19 @@ class ParityDeltaApplierTest
         return out;
     }
 
+    /**
+     * The parity member a file holds, zero-extended to the code length; asserts that the file stores exactly the
+     * longest member's bytes of its sidecar (issue 16: the zeros past it are not stored).
+     */
+    private static byte[] member(Path file, int code) throws Exception
+    {
+        ParitySidecar s = ParitySidecar.read(ParitySidecar.of(file));
+        long longest = java.util.Arrays.stream(s.dataLengths()).max().orElse(0);
+        assertEquals(longest, Files.size(file), file + " stores up to its longest member");
+        assertEquals(code, s.codeLength(), file + " records the code length");
+        return java.util.Arrays.copyOf(Files.readAllBytes(file), code);
+    }
+
     private static Version of(byte[] b)
     {
         return b == null ? Version.absent() : new Version((off, len) -> ByteBuffer.wrap(b, (int) off, len).slice(), b.length);
@@ -112,7 +125,7 @@ class ParityDeltaApplierTest
             byte[][] removed = { members[0], null, members[2] };
             Path g1 = tmp.resolve("s-p" + j + ".g1.parity");
             ParityBuilder.ParityResult res = applier.apply(coder, 1, g0, of(members[1]), Version.absent(), g1);
-            assertArrayEquals(expected(removed, j, code), Files.readAllBytes(g1), "removal, parity " + j);
+            assertArrayEquals(expected(removed, j, code), member(g1, code), "removal, parity " + j);
             assertEquals(code, res.length());
             assertArrayEquals(new long[]{ members[0].length, 0, members[2].length },
                               ParitySidecar.read(ParitySidecar.of(g1)).dataLengths());
@@ -123,14 +136,14 @@ class ParityDeltaApplierTest
             byte[][] replaced = { merged, null, members[2] };
             Path g2 = tmp.resolve("s-p" + j + ".g2.parity");
             applier.apply(coder, 0, g1, of(members[0]), of(merged), g2);
-            assertArrayEquals(expected(replaced, j, code), Files.readAllBytes(g2), "replacement, parity " + j);
+            assertArrayEquals(expected(replaced, j, code), member(g2, code), "replacement, parity " + j);
 
             // fill the virtual slot again (what widening's first step does), longer than before but within the code
             byte[] filled = random(r, 6 * CS);
             byte[][] refilled = { merged, filled, members[2] };
             Path g3 = tmp.resolve("s-p" + j + ".g3.parity");
             applier.apply(coder, 1, g2, Version.absent(), of(filled), g3);
-            assertArrayEquals(expected(refilled, j, code), Files.readAllBytes(g3), "fill, parity " + j);
+            assertArrayEquals(expected(refilled, j, code), member(g3, code), "fill, parity " + j);
             assertTrue(ParityBuilder.verify(g3).isPresent(), "the new generation verifies against its sidecar");
         }
         try (var s = Files.list(tmp))
@@ -165,7 +178,7 @@ class ParityDeltaApplierTest
                 applier.apply(coder, 0, g0, of(members[0]), of(next), two);
                 applier.applyDelta(coder, 0, g0, members[0].length, next.length, of(delta), one);
                 assertArrayEquals(Files.readAllBytes(two), Files.readAllBytes(one), "parity " + j + ", next version of " + next.length);
-                assertArrayEquals(expected(new byte[][]{ next, members[1], members[2] }, j, code), Files.readAllBytes(one));
+                assertArrayEquals(expected(new byte[][]{ next, members[1], members[2] }, j, code), member(one, code));
                 assertArrayEquals(ParitySidecar.read(ParitySidecar.of(two)).dataLengths(), ParitySidecar.read(ParitySidecar.of(one)).dataLengths());
                 Path bad = tmp.resolve("d-p" + j + ".bad.parity");
                 assertThrows(IllegalArgumentException.class,
@@ -214,7 +227,7 @@ class ParityDeltaApplierTest
             assertEquals(modified, Files.getLastModifiedTime(g1).toMillis(), "a complete result is returned as it is");
             Path g2 = tmp.resolve("w-p" + j + ".g2.parity");
             applier.apply(ErasureCoders.create(3, M), 2, g1, Version.absent(), of(c), g2);
-            assertArrayEquals(expected(new byte[][]{ a, b, c }, j, code), Files.readAllBytes(g2), "widened and filled, parity " + j);
+            assertArrayEquals(expected(new byte[][]{ a, b, c }, j, code), member(g2, code), "widened and filled, parity " + j);
             Path bad = tmp.resolve("w-p" + j + ".bad.parity");
             assertThrows(IllegalArgumentException.class, () -> applier.reshape(g1, ErasureCoders.create(2, M).codecId(), 2, bad));
         }
@@ -241,14 +254,14 @@ class ParityDeltaApplierTest
             Path g1 = tmp.resolve("grow-p" + j + ".g1.parity");
             ParityBuilder.ParityResult res = applier.apply(coder, 1, g0, Version.absent(), of(longer), g1);
             assertEquals(longer.length, res.length());
-            assertArrayEquals(expected(new byte[][]{ members[0], longer, members[2] }, j, longer.length), Files.readAllBytes(g1),
+            assertArrayEquals(expected(new byte[][]{ members[0], longer, members[2] }, j, longer.length), member(g1, longer.length),
                               "grown parity " + j);
             assertTrue(ParityBuilder.verify(g1).isPresent());
             assertArrayEquals(new long[]{ members[0].length, longer.length, members[2].length }, ParitySidecar.read(ParitySidecar.of(g1)).dataLengths());
             // and removing it again keeps the grown length (the code length of a stripe does not shrink)
             Path g2 = tmp.resolve("grow-p" + j + ".g2.parity");
             applier.apply(coder, 1, g1, of(longer), Version.absent(), g2);
-            assertArrayEquals(expected(new byte[][]{ members[0], null, members[2] }, j, longer.length), Files.readAllBytes(g2));
+            assertArrayEquals(expected(new byte[][]{ members[0], null, members[2] }, j, longer.length), member(g2, longer.length));
         }
     }
 
