@@ -214,12 +214,15 @@ class RecoveryIT
         assertEquals(toRestore.size(), counts.path("primaries_restored").asInt() + counts.path("previous_versions_restored").asInt(),
                      "every data member node 3 lost decoded (" + toRestore + "): " + status);
         // A parity member can also be found intact: a transitioning round that ran between the replacement and the
-        // rebuild (rounds every 5 s here) may have built it on the new node; then node 3's log says so.
+        // rebuild (rounds every 5 s here) may have built it on the new node (a new stripe's BUILD_PARITY: "parity J of
+        // stripe S (table) built"), or a member change of a stripe whose parity node it is encoded its next generation
+        // there from the members ("... generation G built here from its members": fresh-clone CI pre-check of
+        // 2026-11-28 11:35, which this pattern missed); then node 3's log says so.
         int intact = counts.path("parity_intact").asInt();
         assertEquals(v.path("parity_members").asInt(), counts.path("parity_regenerated").asInt() + counts.path("parity_cold_marked").asInt()
                                                        + intact, "every parity member restored: " + status);
         if (intact > 0)
-            assertTrue(java.util.regex.Pattern.compile("parity \\d+ of stripe \\w+ \\(" + KS + "\\.usertable\\) built")
+            assertTrue(java.util.regex.Pattern.compile("parity \\d+ of stripe \\w+ \\(" + KS + "\\.usertable\\) (generation \\d+ )?built")
                                               .matcher(Files.readString(SCRIPT.runDir().resolve("cluster/node3/logs/system.log"))).find(),
                        "an intact parity member on the replaced node was built there after the replacement: " + status);
 
