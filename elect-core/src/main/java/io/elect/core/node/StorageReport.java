@@ -147,12 +147,13 @@ final class StorageReport
     }
 
     /**
-     * What the table's COMMITTED stripes spend on parity, split by cause (issue 16's drift): {@code parity_bytes} =
-     * m x code length summed (what the parity members hold); {@code nominal_bytes} = m / k x their real data bytes
-     * (full, equal members: what encoding costs at best); {@code code_overhang_bytes} = m x (code length - longest real
-     * member), the zeros a parity chunk keeps after a merge or removal shortened its longest member (the code length of
-     * a stripe never shrinks); {@code padded_stripes} with a virtual member and the {@code padding_bytes} they spend
-     * over the nominal; the rest of parity_bytes - nominal_bytes is members of unequal lengths.
+     * What the table's COMMITTED stripes spend on parity by their records, split by cause (issue 16's drift):
+     * {@code parity_bytes} = m x code length summed; {@code nominal_bytes} = m / k x their real data bytes (full, equal
+     * members: what encoding costs at best); {@code code_overhang_bytes} = m x (code length - longest real member), the
+     * zeros past the longest member after a merge or removal shortened it (the code length of a stripe never shrinks;
+     * parity files written since 2026-11-28 do not store them, older ones do: the nodes' parity_hot/cold_bytes are what
+     * is stored); {@code padded_stripes} with a virtual member and the {@code padding_bytes} they spend over the
+     * nominal; the rest of parity_bytes - nominal_bytes is members of unequal lengths.
      */
     static Map<String, Object> parityCost(TableRef table, List<StripeRecord> records)
     {

@@ -44,8 +44,9 @@ final class StorageReportText
                                             bytes(n.path("unreplicated_member_bytes").asLong())));
             JsonNode pc = t.path("parity_cost");
             if (pc.path("committed_stripes").asInt() > 0)
-                sb.append(String.format("  parity of %d committed stripes: %s (%s at m/k of their data); zeros kept past the longest member "
-                                        + "after merges and removals %s; %d padded stripes spend %s over m/k%n",
+                sb.append(String.format("  parity of %d committed stripes: %s by code length (%s at m/k of their data); of it zeros past the longest "
+                                        + "member after merges and removals %s (not stored by parity files written since 2026-11-28); "
+                                        + "%d padded stripes spend %s over m/k%n",
                                         pc.path("committed_stripes").asInt(), bytes(pc.path("parity_bytes").asLong()),
                                         bytes(pc.path("nominal_bytes").asLong()), bytes(pc.path("code_overhang_bytes").asLong()),
                                         pc.path("padded_stripes").asInt(), bytes(pc.path("padding_bytes").asLong())));
