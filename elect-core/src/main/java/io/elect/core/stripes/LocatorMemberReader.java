@@ -143,9 +143,10 @@ public final class LocatorMemberReader implements StripeMemberReader
     {
         // A parity member is zero past the longest data member (ParityBuilder.storedLength), and its file or object may
         // end there (issue 16): only the stored part is fetched.
-        if (member >= stripe.k() && offset + length > ParityBuilder.storedLength(stripe))
+        long stored = member >= stripe.k() ? ParityBuilder.storedLength(stripe) : Long.MAX_VALUE;
+        if (offset + length > stored)
         {
-            int avail = (int) Math.max(0, Math.min(length, ParityBuilder.storedLength(stripe) - offset));
+            int avail = (int) Math.max(0, Math.min(length, stored - offset));
             ByteBuffer out = ByteBuffer.allocate(length);
             if (avail > 0)
                 out.put(fetch(stripe, member, offset, avail));
