@@ -177,7 +177,14 @@ public final class NodeDecommission
                 try
                 {
                     n = naming(node.store().list(), node.self());
-                    node.store().markDraining(node.self(), startedAt); // idempotent: a mark lost to a race is restored
+                    // idempotent: a mark lost to a race is restored; under the monitor and only while not cancelled,
+                    // so that a cancel() between the check above and this write (its unmark done) is not undone
+                    synchronized (this)
+                    {
+                        if (cancelled)
+                            continue;
+                        node.store().markDraining(node.self(), startedAt);
+                    }
                 }
                 catch (RuntimeException e)
                 {

@@ -261,6 +261,20 @@ public record StripeRecord(StripeId id, String codecId, int k, int m, long codeL
         return members.stream().filter(mem -> !mem.isVirtual()).count();
     }
 
+    /**
+     * Parity bytes the m parity members of this plan store: m x the longest real member (ParityBuilder.storedLength;
+     * a parity member is zero past it), never above m x the code length. Parity files written before 2026-11-28 stored
+     * the whole code length; the nodes' measured parity bytes tell those apart, a record cannot.
+     */
+    public long storedParityBytes()
+    {
+        long longest = 0;
+        for (Member mem : members)
+            if (!mem.isVirtual())
+                longest = Math.max(longest, mem.realBytes());
+        return (long) m * Math.min(longest, codeLength);
+    }
+
     /** Whether the plans (everything but state, version and time) are equal. */
     public boolean samePlan(StripeRecord o)
     {

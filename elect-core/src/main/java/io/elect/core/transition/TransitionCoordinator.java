@@ -134,9 +134,11 @@ public final class TransitionCoordinator
 
     /**
      * What a new stripe's parity costs relative to the measured average ({@link AlphaPlanner.Params#parityCorrection}):
-     * parity per real data byte of the table's COMMITTED stripes formed full (no virtual chunk) and never changed
-     * (parity generation 0), divided by the same over all its COMMITTED stripes (a changed stripe kept its parity and
-     * lost data; a padded stripe carries the parity of k members for fewer); when there is no such stripe, the
+     * stored parity ({@link io.elect.core.stripes.StripeRecord#storedParityBytes}: m x the longest member, as the
+     * nodes measure it) per real data byte of the table's COMMITTED stripes formed full (no virtual chunk) and never
+     * changed (parity generation 0), divided by the same over all its COMMITTED stripes (a stripe that lost a member
+     * may keep the parity of its longest one for less data; a padded stripe carries the parity of k members for
+     * fewer); when there is no such stripe, the
      * nominal m / k takes their place. 1 when every stripe is full and unchanged or none is committed; never above 1.
      * Padded stripes form when the plan asks for less than k candidates' worth; their cost is real (it stays in the
      * measured bytes) but is not what encoding more data costs.
@@ -159,7 +161,7 @@ public final class TransitionCoordinator
                 }
             if (!ours)
                 continue;
-            double parity = (double) r.m() * r.codeLength();
+            double parity = r.storedParityBytes();
             nominal = (double) r.m() / r.k();
             allParity += parity;
             allData += real;

@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code electtool decommission} (no stripe names it when it leaves). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
  * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead; with
  * {@code -Delect.it.departure.kill=PATTERN} a first decommission is killed mid-way (see {@link #KILL_AT}); with
- * {@code -Delect.it.departure.num_tokens=N} every node has N tokens (vnodes). Within a few minutes no stripe names node 4
+ * {@code -Delect.it.departure.num_tokens=N} every node has N tokens (vnodes); with {@code -Delect.it.departure.cancel=true}
+ * (drain mode) a first {@code electtool decommission} is cancelled while it drains. Within a few minutes no stripe names node 4
  * any more (its members were removed from their stripes after their stubs were materialized, its parity chunks
  * rebuilt on other nodes, or its stripes retired), every key reads back at ONE and ALL, and {@code electtool verify}
  * passes on the three remaining nodes.
@@ -70,6 +71,11 @@ class DepartureIT
      * again; the checks are the same.
      */
     private static final String KILL_AT = System.getProperty("elect.it.departure.kill");
+    /**
+     * {@code -Delect.it.departure.cancel=true} (drain mode): before the decommission that leaves, a first one is
+     * cancelled while it drains ({@link #cancelledWhileDraining}).
+     */
+    private static final boolean CANCEL = Boolean.getBoolean("elect.it.departure.cancel");
     /** Tokens per node ({@code elect-cluster start --num-tokens}): vnodes, issue 18 item 5. */
     private static final int NUM_TOKENS = Integer.getInteger("elect.it.departure.num_tokens", 1);
     private static CqlSession session;
@@ -124,6 +130,8 @@ class DepartureIT
         {
             if (KILL_AT != null)
                 decommissionInterrupted();
+            if (CANCEL)
+                cancelledWhileDraining();
             long start = System.currentTimeMillis();
             Result drained = SCRIPT.runTool(1800, "bin/electtool", "-p", String.valueOf(7099 + 100 * NODES), "decommission");
             System.out.println("electtool decommission (" + (System.currentTimeMillis() - start) / 1000 + " s):\n" + drained.output());
@@ -245,6 +253,84 @@ class DepartureIT
             Thread.sleep(3000);
         }
         System.out.println("node " + LEAVER + " is UN again after the interrupted decommission: " + storage().path("stripes"));
+    }
+
+    /**
+     * {@code electtool decommission --cancel} on a real cluster: node 3 is stopped first so that the drain cannot move
+     * anything (every ring member must answer a move) and is certainly still DRAINING when the cancel arrives (a drain
+     * with every node up finishes in seconds, and a cancel after it is refused); then the cancel must end the drain
+     * (CANCELLED), remove the durable mark from {@code elect_system.drains}, leave node 4 a ring member holding what it
+     * held, and the storage report must stop naming it; node 3 then returns and the caller decommissions for real.
+     */
+    private static void cancelledWhileDraining() throws Exception
+    {
+        String port = String.valueOf(7099 + 100 * NODES);
+        int[] before = naming(LEAVING);
+        assertEquals(0, SCRIPT.run(180, "kill", "--hard", "3").code());
+        long down = System.currentTimeMillis() + 120_000;
+        while (!SCRIPT.run(120, "nodetool", LEAVER, "status").output().lines().anyMatch(l -> l.startsWith("DN") && l.contains("127.0.0.3 ")))
+        {
+            assertTrue(System.currentTimeMillis() < down, "node " + LEAVER + " did not see node 3 down within 2 minutes");
+            Thread.sleep(2000);
+        }
+        Result started = SCRIPT.runTool(300, "bin/electtool", "-p", port, "decommission", "--no-wait");
+        assertEquals(0, started.code(), "electtool decommission --no-wait: " + started.output());
+        JsonNode status = null;
+        long waiting = System.currentTimeMillis() + 60_000;
+        while (status == null || !status.path("waiting").asText("").contains("nodes down"))
+        {
+            assertTrue(System.currentTimeMillis() < waiting, "the drain did not report waiting for node 3: " + status);
+            Thread.sleep(1000);
+            status = decommissionStatus();
+            assertEquals("DRAINING", status.path("phase").asText(), status.toString());
+            assertTrue(status.path("marked_draining").asBoolean(), "the drain mark is written: " + status);
+        }
+        System.out.println("drain with node 3 down: " + status);
+        assertEquals(1, session.execute("SELECT node FROM elect_system.drains").all().stream()
+                               .filter(r -> LEAVING.equals(r.getString(0))).count(), "node " + LEAVER + " is marked draining");
+        Result cancelled = SCRIPT.runTool(300, "bin/electtool", "-p", port, "decommission", "--cancel");
+        System.out.println(cancelled.output());
+        assertEquals(0, cancelled.code(), "electtool decommission --cancel: " + cancelled.output());
+        long ended = System.currentTimeMillis() + 30_000;
+        do
+        {
+            assertTrue(System.currentTimeMillis() < ended, "the drain did not end within 30 s of the cancel: " + status);
+            Thread.sleep(1000);
+            status = decommissionStatus();
+        }
+        while (!status.path("phase").asText().equals("CANCELLED"));
+        // three checks (the worker restores a lost mark every 2 s while it drains: none may come after the cancel)
+        for (int i = 0; i < 3; i++)
+        {
+            Thread.sleep(2500);
+            assertEquals(0, session.execute("SELECT node FROM elect_system.drains").all().stream()
+                                   .filter(r -> LEAVING.equals(r.getString(0))).count(), "the cancel removed node " + LEAVER + "'s drain mark");
+            status = decommissionStatus();
+            assertEquals(false, status.path("marked_draining").asBoolean(true), status.toString());
+        }
+        Result shown = SCRIPT.runTool(300, "bin/electtool", "-p", port, "decommission", "--status");
+        System.out.println(shown.output());
+        assertTrue(shown.code() == 0 && shown.output().contains("decommission CANCELLED"), "electtool decommission --status: " + shown.output());
+        assertEquals(0, storage().path("stripes_naming_draining_nodes").size(), "no draining node in the storage report: " + storage());
+        int[] after = naming(LEAVING);
+        System.out.println("stripes naming node " + LEAVER + " before the cancelled drain " + (before[0] + before[1]) + ", after it "
+                           + (after[0] + after[1]) + " (nothing can move with node 3 down)");
+        assertTrue(SCRIPT.run(120, "nodetool", "1", "status").output().lines().anyMatch(l -> l.startsWith("U") && l.contains(LEAVING + " ")),
+                   "node " + LEAVER + " is still a ring member");
+        assertEquals(0, SCRIPT.run(600, "restart-node", "3", "--timeout", "600").code());
+        long up = System.currentTimeMillis() + 600_000;
+        while (!SCRIPT.run(120, "nodetool", "1", "status").output().lines().anyMatch(l -> l.startsWith("UN") && l.contains("127.0.0.3 ")))
+        {
+            assertTrue(System.currentTimeMillis() < up, "node 3 was not UN within 10 minutes of its restart");
+            Thread.sleep(3000);
+        }
+        System.out.println("decommission of node " + LEAVER + " cancelled while draining (" + status + "); node 3 is back");
+    }
+
+    /** The leaving node's decommission status ({@code electtool decommission --status --json}'s document, over JMX). */
+    private static JsonNode decommissionStatus() throws Exception
+    {
+        return JSON.readTree((String) LocalClusterScript.jmxAttribute(NODES, ElectNodeMBean.OBJECT_NAME, "DecommissionJson"));
     }
 
     /** Committed stripes naming {@code node}: [with a data member there, with only parity there]. */

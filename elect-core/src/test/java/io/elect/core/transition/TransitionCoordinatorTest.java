@@ -288,6 +288,13 @@ class TransitionCoordinatorTest
         assertEquals((100.0 / 200) / (200.0 / 300), TransitionCoordinator.parityCorrection(t, List.of(full, padded)), 1e-12);
         // no full unchanged stripe at all: the nominal m / k (1/2) against the average (2 x 100 / 200)
         assertEquals(0.5 / 1.0, TransitionCoordinator.parityCorrection(t, List.of(changed, padded)), 1e-12);
+        // a stripe whose longest member (100) was removed keeps its code length (100) but its parity files store
+        // only the longest remaining member (40): priced at what is stored, (100 + 40) / (200 + 40), not by the code
+        // length ((100 + 100) / 240: 0.6)
+        StripeRecord shortened = committed("e", 100, new Member("n1", "ks.t/6", 100), new Member("n2", "ks.t/7", 40))
+            .beginChange(0, Member.virtual(), 2).moveTo(io.elect.core.stripes.StripeState.CHANGED, 3).endChange(4);
+        assertEquals(40, shortened.storedParityBytes());
+        assertEquals((100.0 / 200) / (140.0 / 240), TransitionCoordinator.parityCorrection(t, List.of(full, shortened)), 1e-12);
         // another table's stripes and stripes in flight do not count; nothing committed: 1
         StripeRecord other = committed("d", 100, new Member("n1", "ks.u/1", 10), Member.virtual());
         assertEquals(1.0, TransitionCoordinator.parityCorrection(t, List.of(full, other)), 1e-12);
