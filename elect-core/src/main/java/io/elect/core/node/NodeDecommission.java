@@ -280,7 +280,7 @@ public final class NodeDecommission
         }
         out.put("stripes_at_start", namingAtStart);
         out.put("stripes_naming_node", naming);
-        out.put("waiting", waiting);
+        out.put("waiting", phase == Phase.DRAINING ? waiting : ""); // what a drain that ended waited for is no news
         long now = n == null ? 0 : n.clock().millis();
         out.put("elapsed_ms", startedAt == 0 ? 0 : (endedAt > 0 ? endedAt : now) - startedAt);
         out.put("error", error);

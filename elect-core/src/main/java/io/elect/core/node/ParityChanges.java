@@ -131,7 +131,7 @@ final class ParityChanges
             long recalledBytes = recalled == null ? 0 : Files.size(recalled);
             long oldStored = Files.size(old);
             ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).apply(coder, req.slot(), old, before, after, file);
-            account("ByTwoVersions", reader, oldStored, recalledBytes, built.stored());
+            account("ByTwoVersions", reader, oldStored, recalledBytes, built.stored(), changedBytes(req));
             logger.info("parity {} of stripe {} ({}) generation {} -> {} by delta: member {} {} ({} -> {} bytes), {} bytes written; "
                         + "member bytes read: {}; previous parity read: {} bytes ({} ms)",
                         req.index(), req.stripeId(), t, gen - 1, gen, req.slot(), req.removal() ? "removed" : "replaced",
@@ -172,7 +172,7 @@ final class ParityChanges
         try
         {
             ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock()).reshape(recalled != null ? recalled : old, codecId, k, file);
-            account(counter, new CountingMemberReader(node.tiered().members(), "/"), built.stored(), recalled == null ? 0 : built.stored(), built.stored());
+            account(counter, new CountingMemberReader(node.tiered().members(), "/"), built.stored(), recalled == null ? 0 : built.stored(), built.stored(), 0);
             logger.info("parity {} of stripe {} ({}) generation {} -> {}: {}, {} bytes copied ({} ms)", req.index(), req.stripeId(),
                         req.table(), req.toGeneration() - 1, req.toGeneration(), what, built.stored(), node.clock().millisSince(start));
             return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
@@ -215,7 +215,7 @@ final class ParityChanges
         long oldStored = Files.size(old);
         ParityBuilder.ParityResult built = new ParityDeltaApplier(node.clock())
             .applyDelta(coder, req.slot(), old, req.beforeChecksums().length(), req.afterChecksums().length(), delta, file);
-        account("ByPushedDelta", reader, oldStored, recalledBytes, built.stored());
+        account("ByPushedDelta", reader, oldStored, recalledBytes, built.stored(), changedBytes(req));
         logger.info("parity {} of stripe {} ({}) generation {} -> {} by the member node's delta: member {} replaced ({} -> {} bytes), "
                     + "{} bytes written; member bytes read: {}; previous parity read: {} bytes ({} ms)", req.index(), req.stripeId(), req.table(),
                     req.toGeneration() - 1, req.toGeneration(), req.slot(), req.beforeChecksums().length(), req.afterChecksums().length(),
@@ -250,7 +250,7 @@ final class ParityChanges
         Path file = node.parity().hot(req.table().keyspace(), req.table().table(), req.stripeId(), req.index(), req.toGeneration());
         ParityBuilder.ParityResult built = new ParityBuilder(node.tiered().coders(), node.clock())
             .build(target, req.index(), reader, file.getParent(), file.getFileName().toString());
-        account("Reencoded", reader, 0, 0, built.stored());
+        account("Reencoded", reader, 0, 0, built.stored(), changedBytes(req));
         logger.info("parity {} of stripe {} ({}) generation {} {}: {} bytes written (code length {}); member bytes read: {} ({} ms)", req.index(),
                     req.stripeId(), req.table(), req.toGeneration(), how, built.stored(), built.length(), reader, node.clock().millisSince(start));
         return new ParityInfo(RemoteStripeParticipant.nodeLocator(node.selfPeer(), built.path().toAbsolutePath().toString()), built.length());
@@ -298,10 +298,13 @@ final class ParityChanges
      * ({@code parityRead}; {@code parityRecalled} of them were first downloaded from the cold tier: ParityBytesRecalled)
      * and parity bytes written; and how
      * the generation was computed ({@code how}: ByTwoVersions, ByPushedDelta, Reencoded, Widened or Copied, one count
-     * each).
+     * each). {@code changed} (ChangedMemberBytes) is the size of the member change the generation absorbs: the longer of
+     * the changed member's two versions (0 when no member changed: a widening or a parity move), so that runs whose
+     * merges differ compare per changed byte, not per change.
      */
-    private void account(String how, CountingMemberReader reader, long parityRead, long parityRecalled, long written)
+    private void account(String how, CountingMemberReader reader, long parityRead, long parityRecalled, long written, long changed)
     {
+        node.metrics().counter("ParityMaintenance", "ChangedMemberBytes", null).inc(changed);
         node.metrics().counter("ParityMaintenance", how, null).inc();
         node.metrics().counter("ParityMaintenance", "MemberBytesFromNodes", null).inc(reader.network.sum());
         node.metrics().counter("ParityMaintenance", "MemberBytesFromColdTier", null).inc(reader.cold.sum());
@@ -310,6 +313,17 @@ final class ParityChanges
         node.metrics().counter("ParityMaintenance", "ParityBytesRead", null).inc(parityRead);
         node.metrics().counter("ParityMaintenance", "ParityBytesWritten", null).inc(written);
         node.metrics().counter("ParityMaintenance", "Changes", null).inc();
+    }
+
+    /**
+     * The longer of the changed member's two versions (a removal's next version is empty); 0 when the member did not
+     * change (the same bytes before and after: a parity node taking over a chunk or a reshape that re-encodes).
+     */
+    private static long changedBytes(ParityChangeRequest req)
+    {
+        if (!req.removal() && req.beforeChecksums().equals(req.afterChecksums()))
+            return 0;
+        return Math.max(req.beforeChecksums().length(), req.removal() ? 0 : req.afterChecksums().length());
     }
 
     /** Member {@code slot}'s bytes through its locator, each covering chunk verified against {@code sums}. */

@@ -24,7 +24,8 @@ final class UpdatesReport
     /** Changes of stripes this node coordinated (fills and widenings change stripes too: parity generation + 1). */
     private static final String[] ROUNDS = { "StripesRetired", "MembersRemoved", "MembersMerged", "VirtualSlotsFilled", "StripesWidened" };
     private static final String[] PARITY = { "Changes", "ByTwoVersions", "ByPushedDelta", "Reencoded", "Widened", "Copied", "MemberBytesFromNodes",
-                                             "MemberBytesFromColdTier", "MemberBytesLocal", "ParityBytesRecalled", "ParityBytesRead", "ParityBytesWritten" };
+                                             "MemberBytesFromColdTier", "MemberBytesLocal", "ParityBytesRecalled", "ParityBytesRead", "ParityBytesWritten",
+                                             "ChangedMemberBytes" };
 
     private UpdatesReport()
     {

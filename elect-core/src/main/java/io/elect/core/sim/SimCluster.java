@@ -369,7 +369,7 @@ final class SimCluster implements AutoCloseable
     private long widenedByDeadNodesK;
     /** ParityMaintenance counters of nodes killed so far (a restarted node's registry starts at 0). */
     private final java.util.Map<String, Long> parityByDeadNodes = new java.util.TreeMap<>();
-    private static final List<String> PARITY_COUNTERS = List.of("ByTwoVersions", "ByPushedDelta", "Reencoded", "Copied");
+    private static final List<String> PARITY_COUNTERS = List.of("ByTwoVersions", "ByPushedDelta", "Reencoded", "Copied", "ChangedMemberBytes");
     /** Padded choices widened (TransitionCoordinator.viable) by node processes that were killed since. */
     private long widenedByDeadNodes;
 

@@ -48,9 +48,10 @@ final class UpdatesCommand implements ElectTool.Command
         out.printf("  as parity node: %d parity generations (%d from both member versions, %d from pushed deltas, %d re-encoded)%n",
                    p.path("Changes").asLong(), p.path("ByTwoVersions").asLong(), p.path("ByPushedDelta").asLong(), p.path("Reencoded").asLong());
         out.printf("    member bytes read: %d from other nodes, %d from the cold tier, %d local; parity bytes: %d read (%d of them recalled "
-                   + "from the cold tier first), %d written%n",
+                   + "from the cold tier first), %d written; for %d bytes of member changes%n",
                    p.path("MemberBytesFromNodes").asLong(), p.path("MemberBytesFromColdTier").asLong(), p.path("MemberBytesLocal").asLong(),
-                   p.path("ParityBytesRead").asLong(), p.path("ParityBytesRecalled").asLong(), p.path("ParityBytesWritten").asLong());
+                   p.path("ParityBytesRead").asLong(), p.path("ParityBytesRecalled").asLong(), p.path("ParityBytesWritten").asLong(),
+                   p.path("ChangedMemberBytes").asLong());
         JsonNode pending = d.path("unnamed_next_versions");
         out.printf("  pending here: %d next versions no record names yet, %d member deltas (%d bytes)%n", pending.size(),
                    d.path("member_deltas").path("files").asLong(), d.path("member_deltas").path("bytes").asLong());

@@ -87,7 +87,7 @@ class SimulationTest
     {
         int seeds = Integer.getInteger("elect.sim.seeds", SEEDS), steps = Integer.getInteger("elect.sim.steps", STEPS);
         List<String> failures = new ArrayList<>();
-        long decoded = 0, committed = 0, committedWithNodeDown = 0, retired = 0, merged = 0, filled = 0, decommissioned = 0, copied = 0;
+        long decoded = 0, committed = 0, committedWithNodeDown = 0, retired = 0, merged = 0, filled = 0, decommissioned = 0, copied = 0, changed = 0;
         for (Simulation.Result r : run(1, seeds, steps, Sabotage.NONE))
         {
             if (!r.ok())
@@ -100,6 +100,14 @@ class SimulationTest
             filled += ((Number) r.stats().getOrDefault("virtual_slots_filled", 0)).longValue();
             decommissioned += r.stats().containsKey("decommissions") ? 1 : 0;
             copied += ((Number) r.stats().getOrDefault("parity_Copied", 0L)).longValue();
+            // a generation computed from a member's versions absorbed a member change, whose size is counted
+            long byMember = ((Number) r.stats().getOrDefault("parity_ByTwoVersions", 0L)).longValue()
+                            + ((Number) r.stats().getOrDefault("parity_ByPushedDelta", 0L)).longValue();
+            long changedBytes = ((Number) r.stats().getOrDefault("parity_ChangedMemberBytes", 0L)).longValue();
+            if (byMember > 0 && changedBytes <= 0)
+                failures.add("seed " + Long.toUnsignedString(r.options().seed()) + ": " + byMember
+                             + " parity generations from member versions, but ChangedMemberBytes " + changedBytes);
+            changed += changedBytes;
         }
         assertEquals(List.of(), failures, failures.size() + " of " + seeds + " seeds failed");
         // the runs did what the invariants are about: stripes committed and degraded reads reconstructed data
@@ -117,6 +125,7 @@ class SimulationTest
         assertTrue(decommissioned > 0, "seeds in which a node was decommissioned: " + decommissioned);
         // their parity moves copied generation g to g + 1 (no member read), and every stripe still verified
         assertTrue(copied > 0, "parity generations copied by parity moves: " + copied);
+        assertTrue(changed > 0, "bytes of member changes absorbed by parity generations: " + changed);
     }
 
     @Test
