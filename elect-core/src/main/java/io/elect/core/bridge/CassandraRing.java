@@ -80,6 +80,39 @@ public final class CassandraRing implements Ring, PeerLiveness
         return true;
     }
 
+    /**
+     * Host ids and address forms ({@code TieredSSTables.coldKeyPrefix}: {@code ip_port}) of the token metadata's
+     * endpoints and of every endpoint gossip knows whose status is not LEFT or removed.
+     */
+    @Override
+    public java.util.Set<String> coldOwners()
+    {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        org.apache.cassandra.locator.TokenMetadata tm = StorageService.instance.getTokenMetadata();
+        java.util.Set<InetAddressAndPort> eps = new java.util.HashSet<>(tm.getAllEndpoints());
+        for (InetAddressAndPort ep : Gossiper.instance.getEndpoints())
+        {
+            String status = Gossiper.getGossipStatus(Gossiper.instance.getEndpointStateForEndpoint(ep));
+            if (!org.apache.cassandra.gms.VersionedValue.STATUS_LEFT.equals(status) && !org.apache.cassandra.gms.VersionedValue.REMOVED_TOKEN.equals(status))
+                eps.add(ep);
+        }
+        eps.add(FBUtilities.getBroadcastAddressAndPort());
+        for (InetAddressAndPort ep : eps)
+        {
+            out.add(ep.getHostAddressAndPort().replace(':', '_'));
+            java.util.UUID id = tm.getHostId(ep);
+            if (id != null)
+                out.add(id.toString());
+            String gossiped = Gossiper.instance.getApplicationState(ep, org.apache.cassandra.gms.ApplicationState.HOST_ID);
+            if (gossiped != null)
+                out.add(gossiped);
+        }
+        java.util.UUID self = StorageService.instance.getLocalHostUUID();
+        if (self != null)
+            out.add(self.toString());
+        return out;
+    }
+
     @Override
     public String rack(String node)
     {

@@ -78,6 +78,17 @@ public interface Ring
         return !members().contains(node);
     }
 
+    /**
+     * The owner ids under which nodes that have not left the ring may have written cold data objects (the node segment
+     * of {@code LocalTables#coldKeyPrefix}): for every ring member, and every node gossip knows that has not left
+     * (joining, being replaced, down), its host id and the address form a node uses before it has one. A prefix with
+     * any other owner id belongs to a node gone for good ({@link DepartedColdObjects}). The default: the member ids.
+     */
+    default java.util.Set<String> coldOwners()
+    {
+        return java.util.Set.copyOf(members());
+    }
+
     /** Every member that is up, sorted. */
     default List<String> liveMembers()
     {

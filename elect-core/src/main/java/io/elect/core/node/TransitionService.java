@@ -73,6 +73,7 @@ public final class TransitionService
     private final StripeStateMachine machine;
     private final RemoteStripeParticipant participant;
     private final DepartureRepair departures;
+    private final DepartedColdObjects departedCold;
     private final Drains drains;
     private final String codecId;
     private final Map<TableRef, TransitionCoordinator> coordinators = new ConcurrentHashMap<>();
@@ -101,6 +102,7 @@ public final class TransitionService
         this.participant.pushDeltas(!"reencode".equals(node.config().updatePolicy));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.departures = new DepartureRepair(node, machine, participant);
+        this.departedCold = new DepartedColdObjects(node);
         this.drains = new Drains(node);
         this.codecId = node.tiered().coders().get(node.config().dataChunks, node.config().parityChunks).codecId();
         for (io.elect.core.stripes.StripeState st : io.elect.core.stripes.StripeState.values())
@@ -217,6 +219,9 @@ public final class TransitionService
             // stubs may be anywhere); what they free or re-replicate changes the plan, so such a round plans again next time.
             if (allUp && (!left.isEmpty() || !draining.isEmpty()) && departures.repair(table, left, draining, placement) > 0)
                 continue;
+            // Cold objects that nodes which left can no longer delete themselves (at most once a minute per table)
+            if (allUp && draining.isEmpty() && !node.ring().changing())
+                sweepDepartedColdObjects(table);
             Map<String, NodeSnapshot> snaps = snapshots(table, nodes);
             Map<String, NodeSnapshot> planned = withDownNodes(table, snaps);
             if (planned == null)
@@ -276,6 +281,18 @@ public final class TransitionService
                 offload(table, snaps, r.plan());
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    private void sweepDepartedColdObjects(TableRef table)
+    {
+        try
+        {
+            departedCold.sweep(table);
+        }
+        catch (java.io.IOException | RuntimeException e)
+        {
+            logger.warn("cold objects of {} no node owns: sweep failed (retried next minute): {}", table, e.toString());
+        }
     }
 
     /**

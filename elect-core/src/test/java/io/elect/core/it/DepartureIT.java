@@ -109,6 +109,13 @@ class DepartureIT
                            + before[1] + " with parity only");
         assertTrue(before[0] + before[1] > 0, "node " + LEAVER + " holds chunks of committed stripes");
 
+        // node 4's offloaded members are objects under its host id in the cold tier (S3Proxy's filesystem backend)
+        Row leaverId = session.execute("SELECT host_id FROM system.peers WHERE peer = '" + LEAVING + "'").one();
+        assertNotNull(leaverId, "node 1 knows node " + LEAVER + "'s host id");
+        java.nio.file.Path leaverCold = SCRIPT.runDir().resolve("cluster/cold/data/elect/tiered/" + KS + "/usertable/" + leaverId.getUuid(0));
+        long coldBefore = coldObjects(leaverCold);
+        System.out.println("cold data objects under node " + LEAVER + "'s host id before it leaves: " + coldBefore);
+
         if (REMOVENODE)
         {
             // node 4 dies (its disk is gone for good), then the others remove it: its ranges are streamed from the
@@ -183,6 +190,19 @@ class DepartureIT
         System.out.println("storage report after the repair: " + after);
         assertEquals(0, after.path("stripes_naming_departed_nodes").size(), after.toString());
         assertTrue(kinds.values().stream().mapToInt(Integer::intValue).sum() > 0, "the coordinator logged its repairs");
+
+        // a node that left without draining cannot delete its cold objects: the coordinator does, once no stripe names
+        // it (two sweeps a minute apart); a drained node deleted its own (its members were kept and recalled)
+        long coldDeadline = System.currentTimeMillis() + 300_000;
+        long coldLeft = coldObjects(leaverCold);
+        while (coldLeft > 0 && System.currentTimeMillis() < coldDeadline)
+        {
+            Thread.sleep(5000);
+            coldLeft = coldObjects(leaverCold);
+        }
+        System.out.println("cold data objects under node " + LEAVER + "'s host id: " + coldBefore + " before it left, " + coldLeft
+                           + " after the repair (" + (System.currentTimeMillis() - repairedAt) / 1000 + " s after it)");
+        assertEquals(0, coldLeft, "no cold object of the departed node is left in " + leaverCold);
 
         int covered = 0;
         for (int i = 1; i < NODES; i++)
@@ -325,6 +345,17 @@ class DepartureIT
             Thread.sleep(3000);
         }
         System.out.println("decommission of node " + LEAVER + " cancelled while draining (" + status + "); node 3 is back");
+    }
+
+    /** Files (objects) under a directory of the cold tier's filesystem backend; 0 when it does not exist. */
+    private static long coldObjects(java.nio.file.Path dir) throws java.io.IOException
+    {
+        if (!Files.isDirectory(dir))
+            return 0;
+        try (java.util.stream.Stream<java.nio.file.Path> s = Files.walk(dir))
+        {
+            return s.filter(Files::isRegularFile).count();
+        }
     }
 
     /** The leaving node's decommission status ({@code electtool decommission --status --json}'s document, over JMX). */
