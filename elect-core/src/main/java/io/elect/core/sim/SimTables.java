@@ -413,7 +413,16 @@ final class SimTables implements LocalTables
             return 0;
         if (f.source != Source.DECODED)
             throw new IllegalArgumentException(node + "/" + id + " is not a stub");
-        SimFile copy = set.writeLocal(set.rows(f), f.level, f.role == null ? -1 : f.role);
+        // The copy's role is what its rows' tokens have under the CURRENT ring (ElectCompactionStrategy classifies a
+        // new SSTable by its range), not the stub's: a stub installed before a ring change may hold rows whose role
+        // changed (late-decommission seeds 28, 31 kept such copies as secondaries whose primary copy was gone, so
+        // nothing ever encoded them). One role for every row, or none (a misfit, re-split by compaction).
+        List<Row> rows = set.rows(f);
+        int role = rows.isEmpty() ? -1 : set.roleOf(rows.get(0).token());
+        for (Row r : rows)
+            if (set.roleOf(r.token()) != role)
+                role = -1;
+        SimFile copy = set.writeLocal(rows, f.level, role);
         set.remove(f);
         return copy.dataBytes;
     }
