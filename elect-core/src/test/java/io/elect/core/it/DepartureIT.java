@@ -203,6 +203,14 @@ class DepartureIT
         System.out.println("cold data objects under node " + LEAVER + "'s host id: " + coldBefore + " before it left, " + coldLeft
                            + " after the repair (" + (System.currentTimeMillis() - repairedAt) / 1000 + " s after it)");
         assertEquals(0, coldLeft, "no cold object of the departed node is left in " + leaverCold);
+        // nor any parity object no record uses (the departed node's offloaded parity chunks after MOVE_PARITY)
+        List<String> orphanParity = RingChangeChecks.orphanParityObjects(SCRIPT.runDir(), session, KS, "usertable");
+        while (!orphanParity.isEmpty() && System.currentTimeMillis() < coldDeadline)
+        {
+            Thread.sleep(5000);
+            orphanParity = RingChangeChecks.orphanParityObjects(SCRIPT.runDir(), session, KS, "usertable");
+        }
+        assertEquals(List.of(), orphanParity, "parity objects in the cold tier that no stripe record uses");
 
         int covered = 0;
         for (int i = 1; i < NODES; i++)

@@ -57,6 +57,35 @@ final class RingChangeChecks
         return now;
     }
 
+    /**
+     * Parity objects in the local cold tier (S3Proxy's filesystem backend under {@code runDir}) that no stripe record
+     * uses: of a stripe without a COMMITTED record, or of another generation than the record's (keys
+     * {@code parity/<ks>.<table>/<stripe>/<j>[.g<gen>]}, docs/formats/parity-file.md).
+     */
+    static java.util.List<String> orphanParityObjects(java.nio.file.Path runDir, CqlSession session, String ks, String table) throws Exception
+    {
+        java.nio.file.Path root = runDir.resolve("cluster/cold/data/elect/parity/" + ks + "." + table);
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (!java.nio.file.Files.isDirectory(root))
+            return out;
+        java.util.Map<String, StripeRecord> byId = new java.util.HashMap<>();
+        for (StripeRecord r : LocalClusterScript.stripeRecords(session))
+            byId.put(r.id().toString(), r);
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root))
+        {
+            for (java.nio.file.Path f : files.filter(java.nio.file.Files::isRegularFile).toList())
+            {
+                String stripe = f.getParent().getFileName().toString(), name = f.getFileName().toString();
+                int dot = name.indexOf(".g");
+                long generation = dot < 0 ? 0 : Long.parseLong(name.substring(dot + 2));
+                StripeRecord r = byId.get(stripe);
+                if (r == null || r.state() != StripeState.COMMITTED || r.parityGeneration() != generation)
+                    out.add(root.relativize(f) + (r == null ? " (no record)" : " (record " + r.state() + " at generation " + r.parityGeneration() + ")"));
+            }
+        }
+        return out;
+    }
+
     /** Every committed stripe has its members and parity chunks on distinct nodes. */
     static void assertChunksOnDistinctNodes(CqlSession session)
     {
