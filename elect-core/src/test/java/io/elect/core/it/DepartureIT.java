@@ -76,6 +76,12 @@ class DepartureIT
      * cancelled while it drains ({@link #cancelledWhileDraining}).
      */
     private static final boolean CANCEL = Boolean.getBoolean("elect.it.departure.cancel");
+    /**
+     * {@code -Delect.it.departure.alpha=A} (default 0.6): the storage saving target; at 0.8 every parity chunk and most
+     * members are offloaded when node 4 leaves, so its cold objects are what the coordinator must delete after a plain
+     * decommission (docs/design/topology.md "Cold objects of nodes that left").
+     */
+    private static final String ALPHA = System.getProperty("elect.it.departure.alpha", "0.6");
     /** Tokens per node ({@code elect-cluster start --num-tokens}): vnodes, issue 18 item 5. */
     private static final int NUM_TOKENS = Integer.getInteger("elect.it.departure.num_tokens", 1);
     private static CqlSession session;
@@ -84,7 +90,7 @@ class DepartureIT
     static void startCluster() throws Exception
     {
         Result r = SCRIPT.startTransitioning(NODES, List.of("--num-tokens", String.valueOf(NUM_TOKENS)), "elect.data_chunks=" + K,
-                                             "elect.parity_chunks=" + M);
+                                             "elect.parity_chunks=" + M, "elect.storage_saving_target=" + ALPHA);
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
         session = LocalClusterScript.session(LocalClusterScript.loopback(3));
     }
@@ -114,7 +120,15 @@ class DepartureIT
         assertNotNull(leaverId, "node 1 knows node " + LEAVER + "'s host id");
         java.nio.file.Path leaverCold = SCRIPT.runDir().resolve("cluster/cold/data/elect/tiered/" + KS + "/usertable/" + leaverId.getUuid(0));
         long coldBefore = coldObjects(leaverCold);
-        System.out.println("cold data objects under node " + LEAVER + "'s host id before it leaves: " + coldBefore);
+        long parityCold = 0;
+        for (StripeRecord r : records())
+            for (int j = 0; j < r.parityNodes().size(); j++)
+                if (r.state() == StripeState.COMMITTED && LEAVING.equals(r.parityNodes().get(j))
+                    && Files.exists(SCRIPT.runDir().resolve("cluster/cold/data/elect/" + io.elect.core.stripes.ParityFiles.coldKey(
+                        KS, "usertable", r.id().toString(), j, r.parityGeneration()))))
+                    parityCold++;
+        System.out.println("cold objects of node " + LEAVER + " before it leaves: " + coldBefore + " data objects under its host id, "
+                           + parityCold + " offloaded parity chunks");
 
         if (REMOVENODE)
         {
@@ -232,7 +246,7 @@ class DepartureIT
         JsonNode later = JSON.readTree((String) LocalClusterScript.jmxAttribute(1, ElectNodeMBean.OBJECT_NAME, "StorageJson"));
         System.out.println("saving right after the repair " + after.path("tables").path(0).path("achieved_saving").asDouble() + ", "
                            + (System.currentTimeMillis() - repairedAt) / 1000 + " s later "
-                           + later.path("tables").path(0).path("achieved_saving").asDouble() + " (alpha 0.6)");
+                           + later.path("tables").path(0).path("achieved_saving").asDouble() + " (alpha " + ALPHA + ")");
         // single-node failures are still survivable: every key at ONE with node 3 down
         assertEquals(0, SCRIPT.run(180, "kill", "--hard", "3").code());
         Thread.sleep(10_000);
