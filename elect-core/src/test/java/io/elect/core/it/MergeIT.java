@@ -112,6 +112,7 @@ class MergeIT
                 StripeRecord changing = records().stream()
                                                           .filter(r -> r.state() == StripeState.CHANGING && r.change() != null
                                                                        && !r.members().get(r.change().slot()).isVirtual()
+                                                                       && !r.change().previous().isVirtual() // a fill of a virtual slot is no merge
                                                                        && r.change().previous().node().equals(r.members().get(r.change().slot()).node()))
                                                           .findFirst().orElse(null);
                 if (changing == null)
