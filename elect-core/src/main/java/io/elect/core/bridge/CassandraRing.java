@@ -73,9 +73,7 @@ public final class CassandraRing implements Ring, PeerLiveness
         {
             if (!ep.getAddress().getHostAddress().equals(node))
                 continue;
-            String status = org.apache.cassandra.gms.Gossiper.getGossipStatus(org.apache.cassandra.gms.Gossiper.instance.getEndpointStateForEndpoint(ep));
-            return org.apache.cassandra.gms.VersionedValue.STATUS_LEFT.equals(status)
-                   || org.apache.cassandra.gms.VersionedValue.REMOVED_TOKEN.equals(status);
+            return leftOrRemoved(ep);
         }
         return true;
     }
@@ -91,11 +89,8 @@ public final class CassandraRing implements Ring, PeerLiveness
         org.apache.cassandra.locator.TokenMetadata tm = StorageService.instance.getTokenMetadata();
         java.util.Set<InetAddressAndPort> eps = new java.util.HashSet<>(tm.getAllEndpoints());
         for (InetAddressAndPort ep : Gossiper.instance.getEndpoints())
-        {
-            String status = Gossiper.getGossipStatus(Gossiper.instance.getEndpointStateForEndpoint(ep));
-            if (!org.apache.cassandra.gms.VersionedValue.STATUS_LEFT.equals(status) && !org.apache.cassandra.gms.VersionedValue.REMOVED_TOKEN.equals(status))
+            if (!leftOrRemoved(ep))
                 eps.add(ep);
-        }
         eps.add(FBUtilities.getBroadcastAddressAndPort());
         for (InetAddressAndPort ep : eps)
         {
@@ -111,6 +106,14 @@ public final class CassandraRing implements Ring, PeerLiveness
         if (self != null)
             out.add(self.toString());
         return out;
+    }
+
+    /** Whether gossip says the endpoint LEFT (decommissioned) or was removed (removenode). */
+    private static boolean leftOrRemoved(InetAddressAndPort ep)
+    {
+        String status = Gossiper.getGossipStatus(Gossiper.instance.getEndpointStateForEndpoint(ep));
+        return org.apache.cassandra.gms.VersionedValue.STATUS_LEFT.equals(status)
+               || org.apache.cassandra.gms.VersionedValue.REMOVED_TOKEN.equals(status);
     }
 
     @Override

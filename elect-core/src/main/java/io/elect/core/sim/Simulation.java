@@ -200,7 +200,7 @@ public final class Simulation
         }
         if (leaving == null)
             return;
-        String prefix = coldPrefix(leaving);
+        String prefix = leaving.tables.coldKeyPrefix(SimCluster.TABLE); // before it leaves: its disk goes
         if (!ringChanges.decommission(leaving, o.k(), o.m()))
             return;
         decommissioned = true;
@@ -215,11 +215,6 @@ public final class Simulation
         event("late decommission of " + leaving + " (" + most + " COLD files): " + before + " cold objects under its prefix, " + after + " after healing");
         stats.put("departed_cold_objects", before);
         stats.put("departed_cold_objects_left", after);
-    }
-
-    private static String coldPrefix(SimNode n)
-    {
-        return "tiered/" + SimCluster.TABLE.keyspace() + "/" + SimCluster.TABLE.table() + "/" + n.id + "/";
     }
 
     /** Whether member merges are on in a seed's run (half the seeds, by a generator of their own). */
