@@ -61,6 +61,7 @@ final class RowRun
         Phase load, qd1;
         double drainS;
         double[] util;
+        Map<String, double[]> threadCpu;
         long[] memory;
         Map<String, Object> metrics;
         boolean consistent = true;
@@ -72,6 +73,7 @@ final class RowRun
             meter.start();
             load = phase(engine, log, cfg, trace, next, threads, seconds, c);
             util = meter.stop();
+            threadCpu = meter.threadCpu();
             qd1 = phase(engine, log, cfg, trace, next, 1, latencySeconds, c);
             memory = sampler.stop();
             long d0 = System.nanoTime();
@@ -131,6 +133,10 @@ final class RowRun
         r.put("drain_s", round(drainS));
         r.put("cpu_util", round(util[0]));
         r.put("device_util", round(util[1]));
+        Map<String, Object> byGroup = new TreeMap<>();
+        for (Map.Entry<String, double[]> e : threadCpu.entrySet())
+            byGroup.put(e.getKey(), new double[]{ round(e.getValue()[0]), round(e.getValue()[1]) });
+        r.put("cpu_by_threads", byGroup);   // throughput phase: {group: [user, system]} as fractions of all cores
         Map<String, Object> kinds = new TreeMap<>();
         for (Map.Entry<String, LongAdder[]> e : io.byKind.entrySet())
             kinds.put(e.getKey(), Arrays.stream(e.getValue()).mapToLong(LongAdder::sum).toArray());
@@ -151,7 +157,8 @@ final class RowRun
     {
         long[] lat = new long[trace.size()];
         AtomicLong updates = new AtomicLong();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicInteger clientIds = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> new Thread(r, "bench-client-" + clientIds.incrementAndGet()));
         List<Future<?>> fs = new ArrayList<>();
         long start = System.nanoTime(), deadline = start + (long) (seconds * 1e9);
         for (int t = 0; t < threads; t++)
@@ -287,6 +294,8 @@ final class RowRun
         if (v instanceof Map<?, ?> m)
             return json((Map<String, Object>) m);
         if (v instanceof long[] a)
+            return Arrays.toString(a).replace(" ", "");
+        if (v instanceof double[] a)
             return Arrays.toString(a).replace(" ", "");
         if (v instanceof Double d)
             return d.isNaN() || d.isInfinite() ? "null" : String.format(Locale.ROOT, "%s", d);

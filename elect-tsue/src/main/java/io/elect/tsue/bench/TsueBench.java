@@ -26,7 +26,8 @@ import io.elect.tsue.trace.TraceOp;
  * <p>Usage: {@code TsueBench --dir DIR --out FILE.json [--quick] [--reps N] [--reps-other N] [--updates N]
  * [--seconds S] [--latency-seconds S]
  * [--threads N] [--codes 6,4/4,2/12,4] [--volume-mib N] [--trace ten|ali|msr:FILE|alibaba:FILE|tencent:FILE]
- * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X] [--log-pools N]}
+ * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X] [--log-pools N]
+ * [--span-gap-kib N] [--coalesce-gap-kib N]}
  */
 public final class TsueBench
 {
@@ -35,6 +36,7 @@ public final class TsueBench
         Path dir = Path.of("run/tsue-bench"), out = null;
         boolean quick = false, ablation = true, direct = true;
         int logPools = 4, reps = 3, repsOther = -1, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
+        int spanGapKiB = 64, coalesceGapKiB = 64;
         double seconds = 15, latencySeconds = 5, cpuShare = 1.0;
         String codes = "6,4/4,2/12,4", traceSpec = "ten", rowsSpec = null;
         for (int i = 0; i < args.length; i++)
@@ -59,6 +61,8 @@ public final class TsueBench
                 case "--recycle-threads" -> recycleThreads = Integer.parseInt(args[++i]);
                 case "--log-pools" -> logPools = Integer.parseInt(args[++i]);
                 case "--recycle-cpu-share" -> cpuShare = Double.parseDouble(args[++i]);
+                case "--span-gap-kib" -> spanGapKiB = Integer.parseInt(args[++i]);
+                case "--coalesce-gap-kib" -> coalesceGapKiB = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
         }
@@ -68,7 +72,7 @@ public final class TsueBench
         {
             reps = Math.min(reps, 2);
             repsOther = Math.min(repsOther, 2);
-            updates = Math.min(updates, 50_000);
+            updates = Math.min(updates, 120_000);   // more than the fastest row (the yardstick) replays in both phases
             seconds = Math.min(seconds, 8);
             latencySeconds = Math.min(latencySeconds, 3);
             volumeMiB = Math.min(volumeMiB, 768);
@@ -80,6 +84,7 @@ public final class TsueBench
             TsueConfig base = TsueConfig.builder().code(k, m).chunkSize(1 << 20).pageSize(4096)
                                         .logUnitBytes(16 << 20).logMemoryQuota(128 << 20).deltaLogBytes(16 << 20).logPools(logPools)
                                         .recycleThreads(recycleThreads).recycleCpuShare(cpuShare)
+                                        .recycleSpanGap(spanGapKiB << 10).parityCoalesceGap(coalesceGapKiB << 10)
                                         .parityApplyBytes(8 << 20).plrReserveBytes(256 << 10)
                                         .parixApplyBytes(16 << 20).dpuRatio(0.005).build();
             int stripes = (int) Math.max(1, ((long) volumeMiB << 20) / ((long) k * base.chunkSize));

@@ -83,6 +83,45 @@ class RecordLogTest
         assertThrows(IllegalArgumentException.class, () -> log.append(256, new byte[0], false));
     }
 
+    /**
+     * Appends past the end of the file extend it with zeros to the next allocation step, so that the syncs of the
+     * following appends overwrite allocated bytes; the zeros are never records, survive a crash only as a longer
+     * file, and a reset log keeps its size (nothing before the old end is rewritten).
+     */
+    @Test
+    void appendsExtendTheFileInAllocationSteps() throws IOException
+    {
+        int step = RecordLog.ALLOCATE_STEP;
+        assertEquals(1 << 20, step, "default allocation step");
+        MemFileLayer fs = new MemFileLayer();
+        RecordLog log = RecordLog.open(fs, "l");
+        byte[] p = new byte[10_000];
+        log.append(1, p, true);
+        assertEquals(step, fs.size("l"), "the first append allocates one step");
+        int records = 1;
+        while ((records + 1) * (p.length + RecordLog.FRAME_BYTES) + RecordLog.HEADER_BYTES <= step)
+        {
+            log.append(1, p, true);
+            records++;
+            assertEquals(step, fs.size("l"), "appends inside the step do not grow the file");
+        }
+        log.append(1, p, true);   // crosses the first step
+        records++;
+        assertEquals(2L * step, fs.size("l"));
+        assertEquals(records, RecordLog.scan(fs, "l").size(), "zeros after the tail are no records");
+        log.append(1, p, false);
+        fs.crash();
+        assertEquals(records, RecordLog.scan(fs, "l").size());
+        RecordLog again = RecordLog.open(fs, "l");
+        assertEquals(records, again.takeRecovered().size());
+        again.reset();
+        byte[] before = fs.readFully("l", step, step);
+        again.append(2, new byte[]{ 7 }, true);
+        assertEquals(2L * step, fs.size("l"), "a reset log keeps its allocation");
+        assertArrayEquals(before, fs.readFully("l", step, step), "bytes after the tail are left alone");
+        assertEquals(1, RecordLog.scan(fs, "l").size());
+    }
+
     /** Concurrent synced appends: every record durable and intact, and groups share writes (fewer writes than records). */
     @Test
     void groupCommitWritesGroupsAndLosesNothing() throws Exception
