@@ -54,6 +54,10 @@ for (k, m, p), rs in groups.items():
     s["updates_per_s_max"] = max(r["updates_per_s"] for r in rs)
     s["p99_us_min"] = min(r["p99_us"] for r in rs)
     s["p99_us_max"] = max(r["p99_us"] for r in rs)
+    cpu = [r["cpu_by_threads"] for r in rs if r.get("cpu_by_threads")]
+    if cpu:
+        s["cpu_by_threads"] = {g: [med([c[g][i] for c in cpu if g in c]) for i in (0, 1)]
+                               for g in sorted({g for c in cpu for g in c})}
     mets = [r["metrics"] for r in rs if r.get("metrics")]
     if mets:
         s["metrics"] = {key: med([x[key] for x in mets if key in x]) for key in mets[0]}
@@ -162,6 +166,26 @@ if any(find(k, m, l) for l in LEVELS[:-1]):
             "O5 (TSUE)" if l == "TSUE" else l.replace("TSUE_", ""), s["updates_per_s"], s["updates_per_s_min"],
             s["updates_per_s_max"], vb[0], s["update_ops_per_update"], s["network_bytes_per_update"] / 1024,
             s["p99_us"], s["log_mem_avg_bytes"] / 2 ** 20))
+    md.append("")
+
+GROUPS = ["clients", "io", "background", "jvm"]
+if any(find(k, m, p) and "cpu_by_threads" in find(k, m, p) for (k, m) in codes for p in ORDER):
+    md += ["### CPU by thread group (throughput phase)", "",
+           "Share of both cores, user + system (system in parentheses), median over repetitions, from "
+           "/proc/self/task. clients: the benchmark's client threads (they run the update call; for TSUE and the "
+           "yardstick one of the two appends); io: the engines' I/O helper pool (the other append, and parallel chunk "
+           "and log I/O of the back ends); background: recycling, forwarding, applying and merging threads; jvm: JIT "
+           "compilers, GC and the rest.", "",
+           "| code | policy | updates/s | " + " | ".join(GROUPS) + " | total |", "|---|---|---|" + "---|" * (len(GROUPS) + 1)]
+    for (k, m) in codes:
+        for p in ORDER:
+            s = find(k, m, p)
+            if not s or "cpu_by_threads" not in s:
+                continue
+            c = s["cpu_by_threads"]
+            cells = ["%.2f (%.2f)" % (sum(c.get(g, [0, 0])), c.get(g, [0, 0])[1]) for g in GROUPS]
+            tot = sum(sum(v) for v in c.values())
+            md.append("| RS(%d,%d) | %s | %.0f | %s | %.2f |" % (k, m, p, s["updates_per_s"], " | ".join(cells), tot))
     md.append("")
 
 md += ["### Lifespan and Table II view", "",

@@ -38,7 +38,7 @@ final class RowRun
     }
 
     /** What one phase of a row measured. */
-    private record Phase(long updates, double seconds, long[] latencies)
+    private record Phase(long updates, double seconds, long[] latencies, double[] util, Map<String, double[]> threadCpu)
     {
     }
 
@@ -71,10 +71,10 @@ final class RowRun
             cluster.resetCounters();
             MemorySampler sampler = new MemorySampler(engine);
             meter.start();
-            load = phase(engine, log, cfg, trace, next, threads, seconds, c);
-            util = meter.stop();
-            threadCpu = meter.threadCpu();
-            qd1 = phase(engine, log, cfg, trace, next, 1, latencySeconds, c);
+            load = phase(engine, log, cfg, trace, next, threads, seconds, c, meter);
+            util = load.util();
+            threadCpu = load.threadCpu();
+            qd1 = phase(engine, log, cfg, trace, next, 1, latencySeconds, c, null);
             memory = sampler.stop();
             long d0 = System.nanoTime();
             engine.drain();
@@ -153,7 +153,8 @@ final class RowRun
     }
 
     private static Phase phase(UpdateEngine engine, ReplicatedLog log, TsueConfig cfg, List<TraceOp> trace,
-                               AtomicInteger next, int threads, double seconds, Counters c) throws Exception
+                               AtomicInteger next, int threads, double seconds, Counters c, SystemMeter meter)
+        throws Exception
     {
         long[] lat = new long[trace.size()];
         AtomicLong updates = new AtomicLong();
@@ -172,17 +173,25 @@ final class RowRun
                 return null;
             }));
         }
+        double[] util = null;
+        Map<String, double[]> threadCpu = null;
         try
         {
             for (Future<?> f : fs)
                 f.get();
+            if (meter != null)
+            {
+                // before the pool shuts down: its threads must still be alive to be counted
+                util = meter.stop();
+                threadCpu = meter.threadCpu();
+            }
         }
         finally
         {
             pool.shutdown();
         }
         double s = (System.nanoTime() - start) / 1e9;
-        return new Phase(updates.get(), s, Arrays.stream(lat).filter(x -> x > 0).toArray());
+        return new Phase(updates.get(), s, Arrays.stream(lat).filter(x -> x > 0).toArray(), util, threadCpu);
     }
 
     /** Samples the engine's log memory every 100 ms: {mean, peak}. */

@@ -27,7 +27,7 @@ import io.elect.tsue.trace.TraceOp;
  * [--seconds S] [--latency-seconds S]
  * [--threads N] [--codes 6,4/4,2/12,4] [--volume-mib N] [--trace ten|ali|msr:FILE|alibaba:FILE|tencent:FILE]
  * [--rows P1,P2,..] [--no-ablation] [--no-direct] [--recycle-threads N] [--recycle-cpu-share X] [--log-pools N]
- * [--span-gap-kib N] [--coalesce-gap-kib N]}
+ * [--span-gap-kib N] [--coalesce-gap-kib N] [--warmup-seconds S]}
  */
 public final class TsueBench
 {
@@ -37,7 +37,7 @@ public final class TsueBench
         boolean quick = false, ablation = true, direct = true;
         int logPools = 4, reps = 3, repsOther = -1, updates = 200_000, threads = 8, volumeMiB = 1536, recycleThreads = 2;
         int spanGapKiB = 64, coalesceGapKiB = 64;
-        double seconds = 15, latencySeconds = 5, cpuShare = 1.0;
+        double seconds = 15, latencySeconds = 5, cpuShare = 1.0, warmupSeconds = 3;
         String codes = "6,4/4,2/12,4", traceSpec = "ten", rowsSpec = null;
         for (int i = 0; i < args.length; i++)
         {
@@ -61,6 +61,7 @@ public final class TsueBench
                 case "--recycle-threads" -> recycleThreads = Integer.parseInt(args[++i]);
                 case "--log-pools" -> logPools = Integer.parseInt(args[++i]);
                 case "--recycle-cpu-share" -> cpuShare = Double.parseDouble(args[++i]);
+                case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++i]);
                 case "--span-gap-kib" -> spanGapKiB = Integer.parseInt(args[++i]);
                 case "--coalesce-gap-kib" -> coalesceGapKiB = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
@@ -76,8 +77,10 @@ public final class TsueBench
             seconds = Math.min(seconds, 8);
             latencySeconds = Math.min(latencySeconds, 3);
             volumeMiB = Math.min(volumeMiB, 768);
+            warmupSeconds = Math.min(warmupSeconds, 2);
         }
         List<String> lines = new ArrayList<>();
+        boolean warmedUp = false;
         for (String code : codes.split("/"))
         {
             int k = Integer.parseInt(code.split(",")[0]), m = Integer.parseInt(code.split(",")[1]);
@@ -105,6 +108,17 @@ public final class TsueBench
                 System.out.println(devLine);
                 lines.add(devLine);
                 List<Row> rows = rows(rowsSpec, ablation && k == 6 && m == 4);
+                if (warmupSeconds > 0 && !warmedUp)
+                {
+                    // JIT compilation took about a fifth of the CPU in the first seconds of a fresh JVM (measured per
+                    // thread group): every row runs once, unrecorded, so that no repetition's first row pays it
+                    long w0 = System.nanoTime();
+                    for (Row row : rows)
+                        RowRun.run(row, base, vol, coder, trace, threads, warmupSeconds, 1, -1, traceName);
+                    warmedUp = true;
+                    System.err.printf(Locale.ROOT, "tsue: warm-up of %d rows in %.1f s (not recorded)%n", rows.size(),
+                                      (System.nanoTime() - w0) / 1e9);
+                }
                 int codeReps = k == 6 && m == 4 ? reps : repsOther;
                 for (int rep = 0; rep < codeReps; rep++)
                 {

@@ -30,10 +30,12 @@ public final class RecordLog
     public static final int MAX_PAYLOAD = 64 << 20;
     /**
      * Appends that pass the end of the file extend it with zeros up to the next multiple of this many bytes (system
-     * property {@code elect.tsue.log_allocate_step}, bytes, default 1 MiB; 0 = never). Why: on a file system such
-     * as ext4, the sync of an append that grows the file also writes the inode synchronously (one more device write
-     * before the flush, per synced append); measured on this VM, 64-85% of the logs' fdatasyncs did, and with the
-     * extension ahead only the first sync after each step does.
+     * property {@code elect.tsue.log_allocate_step}, bytes, default 1 MiB; 0 = never). Why: the sync of an append
+     * that grows the file must also persist the new size and the blocks allocated for it; with the extension ahead
+     * only the first sync after each step does. Measured on this VM (ext4 without journal, relatime): 2-way synced
+     * appends 1.06-1.10x the throughput, parity logging 1.06-1.19x (docs/design/tsue.md, "Profile"). Syncs still
+     * write the inode when the file's mtime moved to a new clock tick since the last one: no file-level choice
+     * avoids that on this mount.
      */
     static final int ALLOCATE_STEP = Integer.getInteger("elect.tsue.log_allocate_step", 1 << 20);
     private static final byte[] ZEROS = new byte[Math.max(0, Math.min(ALLOCATE_STEP, 4 << 20))];
