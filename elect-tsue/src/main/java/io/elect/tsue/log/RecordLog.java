@@ -29,16 +29,16 @@ public final class RecordLog
     public static final int FRAME_BYTES = 13;
     public static final int MAX_PAYLOAD = 64 << 20;
     /**
-     * Appends that pass the end of the file extend it with zeros up to the next multiple of this many bytes (system
-     * property {@code elect.tsue.log_allocate_step}, bytes, default 1 MiB; 0 = never). Why: the sync of an append
+     * If positive, appends that pass the end of the file extend it with zeros up to the next multiple of this many
+     * bytes (system property {@code elect.tsue.log_allocate_step}, bytes; default 0 = never). The sync of an append
      * that grows the file must also persist the new size and the blocks allocated for it; with the extension ahead
-     * only the first sync after each step does. Measured on this VM (ext4 without journal, relatime): 2-way synced
-     * appends 1.06-1.10x the throughput, parity logging 1.06-1.19x (docs/design/tsue.md, "Profile"). Syncs still
-     * write the inode when the file's mtime moved to a new clock tick since the last one: no file-level choice
-     * avoids that on this mount.
+     * only the first sync after each step does. Off by default because every new file is then written twice: measured
+     * on this VM (ext4 without journal, relatime) with a 1 MiB step, the yardstick's and parity logging's throughput
+     * rose 1.06-1.19x but the logging baselines wrote 1.5-1.6x the bytes per update (docs/design/tsue.md, "Profile").
+     * Syncs still write the inode when the file's mtime moved to a new clock tick since the last one.
      */
-    static final int ALLOCATE_STEP = Integer.getInteger("elect.tsue.log_allocate_step", 1 << 20);
-    private static final byte[] ZEROS = new byte[Math.max(0, Math.min(ALLOCATE_STEP, 4 << 20))];
+    static volatile int allocateStep = Integer.getInteger("elect.tsue.log_allocate_step", 0);
+    private static final byte[] ZEROS = new byte[1 << 20];
 
     /** One record as read back; position is the offset of its frame in the file. */
     public record Entry(int type, ByteBuffer payload, long position)
@@ -323,19 +323,20 @@ public final class RecordLog
 
     /**
      * REQUIRES: this monitor. If the tail passed the end of the file, zeros from the tail to the next multiple of
-     * {@link #ALLOCATE_STEP} (unsynced: the next sync of the log makes them durable with the records, and a crash
+     * {@link #allocateStep} (unsynced: the next sync of the log makes them durable with the records, and a crash
      * that loses them only leaves the file shorter). Zeros are never a valid frame, and nothing before the old end
      * of the file is touched.
      */
     private void allocateAhead() throws IOException
     {
-        if (ALLOCATE_STEP <= 0)
+        int step = allocateStep;
+        if (step <= 0)
             return;
         if (allocated < 0)
             allocated = Math.max(fs.size(name), 0);
         if (tail <= allocated)
             return;
-        long end = (tail / ALLOCATE_STEP + 1) * ALLOCATE_STEP;
+        long end = (tail / step + 1) * step;
         for (long at = tail; at < end; )
         {
             int n = (int) Math.min(ZEROS.length, end - at);

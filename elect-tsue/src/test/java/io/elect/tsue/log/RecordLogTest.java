@@ -91,8 +91,24 @@ class RecordLogTest
     @Test
     void appendsExtendTheFileInAllocationSteps() throws IOException
     {
-        int step = RecordLog.ALLOCATE_STEP;
-        assertEquals(1 << 20, step, "default allocation step");
+        assertEquals(0, RecordLog.allocateStep, "off by default");
+        MemFileLayer plain = new MemFileLayer();
+        RecordLog.open(plain, "l").append(1, new byte[100], true);
+        assertEquals(RecordLog.HEADER_BYTES + RecordLog.FRAME_BYTES + 100, plain.size("l"), "no step: no zeros");
+        int step = 1 << 20;
+        RecordLog.allocateStep = step;
+        try
+        {
+            allocationSteps(step);
+        }
+        finally
+        {
+            RecordLog.allocateStep = 0;
+        }
+    }
+
+    private static void allocationSteps(int step) throws IOException
+    {
         MemFileLayer fs = new MemFileLayer();
         RecordLog log = RecordLog.open(fs, "l");
         byte[] p = new byte[10_000];
