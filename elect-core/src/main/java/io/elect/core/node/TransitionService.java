@@ -278,7 +278,7 @@ public final class TransitionService
             // secondaries a little after commit, and offloading against not-yet-purged bytes would overshoot alpha.
             // (Not while a node drains: its members leave their stripes, and one offloaded now would have to be recalled.)
             if (node.config().offloadEnabled && allUp && draining.isEmpty() && r.planned() == 0 && previous != null && previous.planned() == 0)
-                offload(table, snaps, r.plan());
+                offload(table, snaps, r.plan(), r.filled() == 0 && previous.filled() == 0);
         }
         node.metrics().timer("Transitioning", "Rounds", null).update(node.clock().nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
@@ -511,7 +511,8 @@ public final class TransitionService
      * share of the bytes proportional to what it holds of that kind, and picks its own oldest files
      * (OFFLOAD_PARITY, OFFLOAD_PRIMARY).
      */
-    private void offload(TableRef table, Map<String, NodeSnapshot> snaps, Plan plan)
+    /** @param encodingStalled no stripe planned or filled this round or the last (see TransitionCoordinator.parityOffloadAsk) */
+    private void offload(TableRef table, Map<String, NodeSnapshot> snaps, Plan plan, boolean encodingStalled)
     {
         long parityHot = 0, primaryOld = 0;
         for (NodeSnapshot s : snaps.values())
@@ -519,7 +520,8 @@ public final class TransitionService
             parityHot += s.parityHot();
             primaryOld += s.encodedHotOld();
         }
-        offloadShares(table, snaps, Verbs.OFFLOAD_PARITY, (long) plan.parityOffloadBytes(), parityHot, NodeSnapshot::parityHot, 0);
+        offloadShares(table, snaps, Verbs.OFFLOAD_PARITY, (long) TransitionCoordinator.parityOffloadAsk(plan, encodingStalled),
+                      parityHot, NodeSnapshot::parityHot, 0);
         offloadShares(table, snaps, Verbs.OFFLOAD_PRIMARY, (long) plan.primaryOffloadBytes(), primaryOld, NodeSnapshot::encodedHotOld,
                       node.config().primaryOffloadMinAgeSeconds * 1000L);
     }

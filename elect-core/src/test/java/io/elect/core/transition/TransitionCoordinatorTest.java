@@ -107,6 +107,28 @@ class TransitionCoordinatorTest
         assertEquals(6, TransitionCoordinator.choose(big, snaps, 1.0).values().stream().mapToInt(List::size).sum());
     }
 
+    /**
+     * Encoding stalled short of alpha (the ask is under half of every candidate, so no stripe forms): the hot bytes
+     * above the target are asked of parity offload instead; otherwise the plan's own offload ask stands.
+     */
+    @Test
+    void stalledEncodingHandsTheRemainingGapToParityOffload()
+    {
+        // alpha 0.3 of F = 3 x 1200 with candidates of 100: the plan asks 720 bytes of encoding, no parity offload
+        Map<String, NodeSnapshot> snaps = ringOf(4);
+        AlphaPlanner.Plan plan = TransitionCoordinator.plan(settings(0.3, 0), snaps.values());
+        assertEquals(720, plan.encodeBytes(), 1e-6);
+        assertEquals(0, plan.parityOffloadBytes(), 1e-6);
+        assertEquals(0, TransitionCoordinator.parityOffloadAsk(plan, false), 1e-6, "encoding not stalled: the plan's ask");
+        assertEquals(plan.hotBytes() - plan.targetHotBytes(), TransitionCoordinator.parityOffloadAsk(plan, true), 1e-6,
+                     "stalled: the hot bytes above the target");
+        assertEquals(1080, TransitionCoordinator.parityOffloadAsk(plan, true), 1e-6);
+        // nothing asked of encoding (target reached, or already an offload ask): unchanged
+        AlphaPlanner.Plan reached = TransitionCoordinator.plan(settings(0.0, 0), snaps.values());
+        assertEquals(0, reached.encodeBytes(), 1e-6);
+        assertEquals(reached.parityOffloadBytes(), TransitionCoordinator.parityOffloadAsk(reached, true), 1e-6);
+    }
+
     @Test
     void roundEncodesThePlannedShareOnDistinctNodes()
     {
