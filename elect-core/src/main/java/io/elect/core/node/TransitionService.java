@@ -510,8 +510,10 @@ public final class TransitionService
      * Moves existing hot parity, then old encoded primaries, to the cold tier as the plan asks: each node gets a
      * share of the bytes proportional to what it holds of that kind, and picks its own oldest files
      * (OFFLOAD_PARITY, OFFLOAD_PRIMARY).
+     *
+     * @param encodingStalled no stripe planned or filled this round or the last: the parity ask then covers what
+     *                        encoding still asks for ({@link TransitionCoordinator#parityOffloadAsk})
      */
-    /** @param encodingStalled no stripe planned or filled this round or the last (see TransitionCoordinator.parityOffloadAsk) */
     private void offload(TableRef table, Map<String, NodeSnapshot> snaps, Plan plan, boolean encodingStalled)
     {
         long parityHot = 0, primaryOld = 0;
