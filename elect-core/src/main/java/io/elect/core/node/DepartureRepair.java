@@ -117,6 +117,16 @@ final class DepartureRepair
     }
 
     /**
+     * Whether {@code node} has left the ring for good: the ring says so now and has said so for the grace period
+     * (as of the last {@link #left} scan). Stripe changes in flight finish without such a node (StripeChanges).
+     */
+    boolean departed(String node)
+    {
+        Long since = leftSince.get(node);
+        return since != null && this.node.clock().millis() - since >= GRACE_MILLIS && this.node.ring().hasLeft(node);
+    }
+
+    /**
      * Runs up to {@link #MAX_STEPS_PER_ROUND} steps for the table's stripes; returns how many finished (a step that
      * keeps failing must not stop the table's transitioning: the round goes on to plan when none finished).
      */

@@ -102,7 +102,11 @@ final class ParityChanges
         if (r.changeKeepsMember())
             return copyPrevious(req, old, file, start, r.codecId(), r.k(), "Copied", "copied (its members are unchanged: a parity move)");
         String policy = node.config().updatePolicy;
-        if ("reencode".equals(policy) || "auto".equals(policy) && autoReencodes(req, old))
+        int gone = goneMember(req);
+        if (gone >= 0 && !"delta".equals(policy))
+            logger.info("parity {} of stripe {} ({}) generation {}: by delta whatever update_policy {} prefers (member {} is on a node that left the ring)",
+                        req.index(), req.stripeId(), t, gen, policy, gone);
+        else if ("reencode".equals(policy) || "auto".equals(policy) && autoReencodes(req, old))
             return reencode(req, old, start, reader, "encoded afresh from the members of the new plan (update_policy " + policy + ")");
         Path recalled = null;
         if (!Files.exists(old))
@@ -230,8 +234,23 @@ final class ParityChanges
      * a chunk this node never held (it replaces a parity node that left the ring, issue 18: then at the record's code
      * length, which may exceed the other chunks' by its rounding: space, not correctness).
      */
+    /** The first member other than the changed slot whose node left the ring ({@code gone:} locator), or -1. */
+    static int goneMember(ParityChangeRequest req)
+    {
+        java.util.List<String> locators = req.previous().locators();
+        for (int i = 0; i < req.previous().k(); i++)
+            if (i != req.slot() && LocatorMemberReader.isGone(locators.get(i)))
+                return i;
+        return -1;
+    }
+
     private ParityInfo reencode(ParityChangeRequest req, Path old, long start, CountingMemberReader reader, String how) throws IOException
     {
+        int gone = goneMember(req);
+        if (gone >= 0)
+            throw new IllegalStateException("parity " + req.index() + " generation " + req.toGeneration() + " of stripe " + req.stripeId() + " would be "
+                                            + how + ", but member " + gone + " is on a node that left the ring ("
+                                            + req.previous().locators().get(gone) + "): it waits for a readable previous generation");
         long length;
         if (Files.exists(old))
             length = ParitySidecar.read(ParitySidecar.of(old)).codeLength();

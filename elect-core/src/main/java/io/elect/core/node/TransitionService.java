@@ -98,7 +98,8 @@ public final class TransitionService
         this.node = node;
         this.savingTarget = node.config().storageSavingTarget;
         this.participant = new RemoteStripeParticipant(node.transport(), node::peer, NEVER_COLD_AT_BUILD,
-                                                                            () -> node.ring().members(), n -> node.ring().isAlive(n));
+                                                                            () -> node.ring().members(), n -> node.ring().isAlive(n),
+                                                                            this::departed);
         this.participant.pushDeltas(!"reencode".equals(node.config().updatePolicy));
         this.machine = new StripeStateMachine(node.store(), participant, node.clock()::millis);
         this.departures = new DepartureRepair(node, machine, participant);
@@ -111,6 +112,12 @@ public final class TransitionService
             node.metrics().gauge("Transitioning", "Stripes", st.name().toLowerCase(),
                                  (com.codahale.metrics.Gauge<Long>) () -> stripesByState.getOrDefault(st, 0L));
         }
+    }
+
+    /** Whether a node has left the ring for good (the departure repair's test; stripe changes in flight skip it). */
+    private boolean departed(String node)
+    {
+        return departures.departed(node);
     }
 
     String codecId()

@@ -85,6 +85,12 @@ final class RingChangeEvents
      */
     boolean decommission(SimNode n, int k, int m) throws IOException
     {
+        return decommission(n, k, m, false);
+    }
+
+    /** {@link #decommission(SimNode, int, int)}, also while member changes are in flight if {@code changesInFlight}. */
+    boolean decommission(SimNode n, int k, int m, boolean changesInFlight) throws IOException
+    {
         int after = c.nodes().size() - 1;
         if (c.unavailable() > 0 || after < Math.max(c.rf, width(k, m)))
             return false;
@@ -92,10 +98,12 @@ final class RingChangeEvents
         boolean drained = c.stripes.draining().containsKey(n.id);
         if (drained && NodeDecommission.naming(c.stripes.list(), n.id) > 0)
             return false;
-        // A stripe change in flight that involves the leaving node would wait forever for it once it has left (the
-        // recovery cannot reach a departed node; docs/design/topology.md, "Changes in flight when a node leaves"):
-        // the operator decommissions once `electtool status` shows no stripe outside a terminal state.
-        if (c.stripes.list().stream().anyMatch(r -> !r.state().isTerminal()))
+        // A member change in flight (CHANGING, CHANGED) finishes without a node that left (StripeChanges; docs/design/
+        // topology.md, "Changes in flight when a node leaves"): the in-flight departure decommissions with one. A new
+        // stripe or a retirement in flight that involves the leaving node would wait for it forever; in the runs the
+        // operator decommissions once `electtool status` shows no stripe outside a terminal state.
+        if (c.stripes.list().stream().anyMatch(r -> !r.state().isTerminal() && (!changesInFlight || r.state() != io.elect.core.stripes.StripeState.CHANGING
+                                                                                                    && r.state() != io.elect.core.stripes.StripeState.CHANGED)))
             return false;
         c.beginLeaving(n);
         sim.event("decommission " + n + ": leaving");

@@ -19,6 +19,9 @@ import io.elect.offload.ColdStore;
  * {@link NodeReader} given at construction (without one, such a member is unavailable: IOException);</li>
  * <li>{@code zero:} (anything may follow): a virtual member of a stripe that is all zeros; reads return zeros and do
  * no I/O.</li>
+ * <li>{@code gone:<node>}: a chunk whose node left the ring for good before it could be read or written (a stripe
+ * change finished without that node: docs/design/topology.md "Changes in flight when a node leaves"); reads fail
+ * with an IOException, so decoding takes it as an erasure until the departure repair replaces it.</li>
  * </ul>
  * Unknown schemes are an IllegalArgumentException naming the locator. Thread-safe.
  */
@@ -28,6 +31,7 @@ public final class LocatorMemberReader implements StripeMemberReader
     public static final String FILE = "file:";
     public static final String NODE = "node:";
     public static final String ZERO = "zero:";
+    public static final String GONE = "gone:";
 
     /** Reads bytes of a file on another node (the production implementation is io.elect.core.stripes.NodeMemberReader). */
     @FunctionalInterface
@@ -138,6 +142,17 @@ public final class LocatorMemberReader implements StripeMemberReader
         return locator.startsWith(ZERO);
     }
 
+    /** The locator of a chunk on {@code node}, which left the ring: unreadable for good. */
+    public static String gone(String node)
+    {
+        return GONE + node;
+    }
+
+    public static boolean isGone(String locator)
+    {
+        return locator.startsWith(GONE);
+    }
+
     @Override
     public ByteBuffer read(StripeLayout stripe, int member, long offset, int length) throws IOException
     {
@@ -172,6 +187,8 @@ public final class LocatorMemberReader implements StripeMemberReader
                                       + "' is registered (" + locator + ")");
             return store.read(rest.substring(slash + 1), offset, length);
         }
+        if (locator.startsWith(GONE))
+            throw new IOException("stripe member " + member + " is unreadable: its node " + locator.substring(GONE.length()) + " left the ring");
         if (locator.startsWith(FILE))
             return readFile(Paths.get(locator.substring(FILE.length())), member, offset, length);
         if (locator.startsWith(NODE))
@@ -185,7 +202,7 @@ public final class LocatorMemberReader implements StripeMemberReader
                                       + " of " + length + " bytes");
             return got;
         }
-        throw new IllegalArgumentException("locator must start with cold:, file:, node: or zero:, got '" + locator + "'");
+        throw new IllegalArgumentException("locator must start with cold:, file:, node:, zero: or gone:, got '" + locator + "'");
     }
 
     private static ByteBuffer readFile(Path path, int member, long offset, int length) throws IOException

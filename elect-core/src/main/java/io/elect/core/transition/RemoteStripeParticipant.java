@@ -86,12 +86,22 @@ public final class RemoteStripeParticipant implements StripeParticipant
     public RemoteStripeParticipant(Transport transport, Function<String, Peer> peerOf, Predicate<StripeRecord> coldParity,
                                    java.util.function.Supplier<List<String>> ring, Predicate<String> alive)
     {
+        this(transport, peerOf, coldParity, ring, alive, n -> false);
+    }
+
+    /**
+     * @param departed whether a node has left the ring for good (gone for the departure repair's grace period): a
+     *                 member change in flight finishes without it (see {@link StripeChanges#change})
+     */
+    public RemoteStripeParticipant(Transport transport, Function<String, Peer> peerOf, Predicate<StripeRecord> coldParity,
+                                   java.util.function.Supplier<List<String>> ring, Predicate<String> alive, Predicate<String> departed)
+    {
         this.transport = transport;
         this.peerOf = peerOf;
         this.coldParity = coldParity;
         this.ring = ring;
         this.alive = alive;
-        this.changes = new StripeChanges(transport, peerOf, ring);
+        this.changes = new StripeChanges(transport, peerOf, ring, departed);
     }
 
     /**

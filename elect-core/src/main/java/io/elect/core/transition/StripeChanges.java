@@ -46,6 +46,11 @@ final class StripeChanges
     private final Transport transport;
     private final Function<String, Peer> peerOf;
     private final Supplier<List<String>> ring;
+    /**
+     * Whether a node has left the ring for good (the departure repair's test: gone for its grace period). A change
+     * in flight finishes without such a node's chunk ({@link #change}); the departure repair then takes the stripe.
+     */
+    private final java.util.function.Predicate<String> departed;
 
     /** Whether a replacement asks the member's node for the difference of its versions (update_policy delta). */
     private volatile boolean pushDeltas = true;
@@ -55,11 +60,12 @@ final class StripeChanges
         pushDeltas = on;
     }
 
-    StripeChanges(Transport transport, Function<String, Peer> peerOf, Supplier<List<String>> ring)
+    StripeChanges(Transport transport, Function<String, Peer> peerOf, Supplier<List<String>> ring, java.util.function.Predicate<String> departed)
     {
         this.transport = transport;
         this.peerOf = peerOf;
         this.ring = ring;
+        this.departed = departed;
     }
 
     /**
@@ -94,6 +100,15 @@ final class StripeChanges
      * generation g would decode with parity deleted next). A replacement (a merge: the record's slot names the
      * member's next version, already live on its node) also installs the next version's stubs on its secondaries,
      * under the new generation, before STUB_RELAYOUT removes the previous version's.
+     *
+     * <p>Nodes that left the ring for good ({@link #departed}) while the change was in flight (it was recorded before
+     * and kept failing, e.g. on the dead node a removenode then took out) are not waited for: another member's node
+     * that left is unreadable ({@code gone:} locator; the parity nodes apply the difference, they cannot re-encode),
+     * a parity node that left gets no generation g + 1 (its locator is {@code gone:}), and a merge or fill whose next
+     * member's node left is abandoned if no stub of that member exists ({@link #nextGone}). The stripe then ends
+     * COMMITTED naming the departed node, and the departure repair ({@link Departures}) removes its member or moves
+     * its parity like any other's. A change that needs the departed node's bytes (a re-encoding: the slot's previous
+     * version is unreadable too, or a parity node builds its chunk afresh) still waits (docs/design/topology.md).
      */
     void change(StripeRecord stripe)
     {
@@ -103,10 +118,12 @@ final class StripeChanges
             take(stripe);
         // the previous plan: every member's readable location (committed members may be offloaded: DESCRIBE_MEMBER)
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        boolean[] left = new boolean[stripe.k()];
         for (int i = 0; i < stripe.k(); i++)
         {
             Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
-            calls.add(m.isVirtual() || (i == change.slot() && !inRing(m.node())) ? null // a member whose node left: unreadable
+            left[i] = i != change.slot() && !m.isVirtual() && departed.test(m.node());
+            calls.add(m.isVirtual() || left[i] || (i == change.slot() && !inRing(m.node())) ? null // a member whose node left: unreadable
                                     : transport.request(peerOf.apply(m.node()), Verbs.DESCRIBE_MEMBER,
                                                         new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString()).encode()));
         }
@@ -144,6 +161,15 @@ final class StripeChanges
         {
             Member m = i == change.slot() ? change.previous() : stripe.members().get(i);
             MemberLocation loc = i == change.slot() ? previous : answers.get(i) == null ? null : MemberLocation.decode(answers.get(i));
+            if (left[i])
+            {
+                // unreadable for good, but its bytes are in generation g: the record's length keeps the layout's
+                locators.add(LocatorMemberReader.gone(m.node()));
+                lengths[i] = m.realBytes();
+                logger.info("stripe {}: member {} ({}) is on {}, which left the ring: the change goes on without reading it",
+                            stripe.id(), i, m.descriptor(), m.node());
+                continue;
+            }
             if (loc == null)
             {
                 locators.add(LocatorMemberReader.zero());
@@ -161,6 +187,8 @@ final class StripeChanges
         StripeLayout before = new StripeLayout(stripe.codecId(), stripe.k(), stripe.m(), lengths, stripe.codeLength(), locators);
         Member next = stripe.members().get(change.slot());
         // A replacement (a merge): the next version, live on the member's node beside the previous one
+        if (!next.isVirtual() && stripe.changeReplaces() && departed.test(next.node()))
+            nextGone(stripe, "its node " + next.node() + " left the ring");
         MemberLocation after;
         try
         {
@@ -188,6 +216,11 @@ final class StripeChanges
         List<CompletableFuture<byte[]>> parity = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
         {
+            if (departed.test(stripe.parityNodes().get(j)))
+            {
+                parity.add(null); // no generation g + 1 there: the departure repair moves this chunk after the change
+                continue;
+            }
             ParityChangeRequest req = new ParityChangeRequest(table, stripe.id().toString(), j, stripe.parityGeneration(), change.slot(), before,
                                                               beforeSums, after == null ? null : after.locator(),
                                                               after == null ? null : after.checksums());
@@ -197,9 +230,17 @@ final class StripeChanges
         }
         List<String> parityLocators = new ArrayList<>();
         long parityLength = -1;
-        for (byte[] answer : awaitAll(parity, "PARITY_CHANGE"))
+        List<byte[]> built = awaitAll(parity, "PARITY_CHANGE");
+        for (int j = 0; j < stripe.m(); j++)
         {
-            ParityInfo info = ParityInfo.decode(answer);
+            if (built.get(j) == null)
+            {
+                parityLocators.add(LocatorMemberReader.gone(stripe.parityNodes().get(j)));
+                logger.info("stripe {}: parity {} is on {}, which left the ring: no generation {} there (the departure repair moves it)",
+                            stripe.id(), j, stripe.parityNodes().get(j), stripe.parityGeneration());
+                continue;
+            }
+            ParityInfo info = ParityInfo.decode(built.get(j));
             parityLocators.add(info.locator());
             parityLength = Math.max(parityLength, info.length());
         }
@@ -255,6 +296,11 @@ final class StripeChanges
     private void take(StripeRecord stripe)
     {
         Member m = next(stripe);
+        if (departed.test(m.node()))
+        {
+            abandonable(stripe);
+            throw new StripeParticipant.NextMemberGone("member not taken: its node " + m.node() + " left the ring");
+        }
         MemberRequest req = new MemberRequest(tableOf(m.sstable()), sstableOf(m.sstable()), stripe.id().toString());
         io.elect.core.transition.wire.TransitionMessages.MemberInfo info;
         try

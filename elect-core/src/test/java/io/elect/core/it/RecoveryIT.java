@@ -127,9 +127,11 @@ class RecoveryIT
         // three nodes) lost two members: it fails, and only with the clean error (a read failure naming the
         // unavailable members), never a timeout.
         com.datastax.oss.driver.api.core.metadata.TokenMap tokens = session.getMetadata().getTokenMap().orElseThrow();
-        int failed = 0, ownOk = 0;
         // every key, not a sample: a stripe's lost member may be a small fill member (a few partitions) that a sample of
         // every 7th key missed (fresh-clone CI pre-check at 5ee8142: 1 stripe beyond m, 0 of ~857 sampled reads failed)
+        // 64 reads in flight (read one at a time, this loop took ~50 s of the CI run)
+        List<Pending> inflight = new java.util.ArrayList<>();
+        int[] outcomes = new int[2]; // failed, own keys read
         for (int k = 1; k < KEYS; k++)
         {
             if (k % 29 == 0)
@@ -141,23 +143,12 @@ class RecoveryIT
                 for (com.datastax.oss.driver.api.core.metadata.token.TokenRange r : tokens.getTokenRanges(n))
                     if (r.contains(token))
                         primary = ((InetSocketAddress) n.getEndPoint().resolve()).getAddress().getHostAddress();
-            try
-            {
-                check(session.execute(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).one(), k, "nodes 2, 3 down");
-                if ("127.0.0.1".equals(primary))
-                    ownOk++;
-            }
-            catch (com.datastax.oss.driver.api.core.servererrors.ReadFailureException e)
-            {
-                assertFalse("127.0.0.1".equals(primary), "key " + k + " of node 1's own range failed: " + e);
-                failed++;
-            }
-            catch (DriverException e)
-            {
-                throw new AssertionError("key " + k + " (primary " + primary + ") failed with " + e.getClass().getSimpleName()
-                                         + ", not the clean read failure of an unavailable stripe: " + e, e);
-            }
+            inflight.add(new Pending(k, primary, session.executeAsync(get.bind(key(k)).setConsistencyLevel(ConsistencyLevel.ONE)).toCompletableFuture()));
+            if (inflight.size() >= 64)
+                twoDown(inflight, outcomes);
         }
+        twoDown(inflight, outcomes);
+        int failed = outcomes[0], ownOk = outcomes[1];
         System.out.println("nodes 2 and 3 down: " + failed + " of ~" + KEYS + " encoded-key reads failed, all of other nodes' ranges; "
                            + ownOk + " of node 1's own keys read");
         assertTrue(ownOk > 0, "node 1's own keys read back");
@@ -263,6 +254,46 @@ class RecoveryIT
     }
 
     /** Keys from, from + step, ... below to, read with up to 64 requests in flight, each checked as {@link #check}. */
+    private record Pending(int key, String primary, java.util.concurrent.CompletableFuture<com.datastax.oss.driver.api.core.cql.AsyncResultSet> read)
+    {
+    }
+
+    /**
+     * Waits for reads made with nodes 2 and 3 down: a key of node 1's range must read back (counts[1]); any other may
+     * fail only with the clean read failure of an unavailable stripe (counts[0]), never a timeout. Clears the list.
+     */
+    private static void twoDown(List<Pending> inflight, int[] counts) throws InterruptedException
+    {
+        for (Pending p : inflight)
+        {
+            Throwable error = null;
+            Row row = null;
+            try
+            {
+                row = p.read().get().one();
+            }
+            catch (java.util.concurrent.ExecutionException e)
+            {
+                error = e.getCause();
+            }
+            if (error == null)
+            {
+                check(row, p.key(), "nodes 2, 3 down");
+                if ("127.0.0.1".equals(p.primary()))
+                    counts[1]++;
+            }
+            else if (error instanceof com.datastax.oss.driver.api.core.servererrors.ReadFailureException)
+            {
+                assertFalse("127.0.0.1".equals(p.primary()), "key " + p.key() + " of node 1's own range failed: " + error);
+                counts[0]++;
+            }
+            else
+                throw new AssertionError("key " + p.key() + " (primary " + p.primary() + ") failed with " + error.getClass().getSimpleName()
+                                         + ", not the clean read failure of an unavailable stripe: " + error, error);
+        }
+        inflight.clear();
+    }
+
     private static void checkAll(int from, int to, int step,
                                  java.util.function.IntFunction<com.datastax.oss.driver.api.core.cql.Statement<?>> read, String how)
         throws Exception
