@@ -287,8 +287,8 @@ public final class ParityDeltaApplier
         Files.setLastModifiedTime(tmp, java.nio.file.attribute.FileTime.fromMillis(clock.millis()));
         ParitySidecar.rename(tmp, newFile);
         new ParitySidecar(toCodecId, toK, old.m(), old.parityIndex(), lengths, old.checksums(), old.codeLength()).write(newFile);
-        logger.info("parity {} -> {}: widened from k={} to k={} ({}), {} bytes copied in {} ms", oldFile.getFileName(), newFile.getFileName(),
-                    old.k(), toK, toCodecId, length, (clock.nanoTime() - start) / 1_000_000);
+        logger.info("parity {} -> {}: {} ({}), {} bytes copied in {} ms", oldFile.getFileName(), newFile.getFileName(),
+                    old.k() == toK ? "same k=" + toK : "widened from k=" + old.k() + " to k=" + toK, toCodecId, length, (clock.nanoTime() - start) / 1_000_000);
         return new ParityBuilder.ParityResult(newFile, old.codeLength(), old.checksums());
     }
 

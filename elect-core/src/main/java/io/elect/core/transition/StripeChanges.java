@@ -211,8 +211,10 @@ final class StripeChanges
             throw new IllegalStateException("stripe " + stripe.id() + " member " + change.slot() + "'s next version " + next.sstable() + " has "
                                             + after.checksums().length() + " data bytes, the record says " + next.realBytes());
         }
-        MemberLocation delta = after != null && previous != null && pushDeltas && next.node().equals(change.previous().node())
-                               ? delta(stripe, table) : null;
+        // no difference to compute when the member stays (a parity move: the parity nodes copy generation g; the
+        // member node read a whole member, offloaded ones from the cold tier, to compute a zero delta: simulation log)
+        MemberLocation delta = after != null && previous != null && pushDeltas && !stripe.changeKeepsMember()
+                               && next.node().equals(change.previous().node()) ? delta(stripe, table) : null;
         List<CompletableFuture<byte[]>> parity = new ArrayList<>();
         for (int j = 0; j < stripe.m(); j++)
         {

@@ -45,4 +45,21 @@ class LocatorMemberReaderParityTest
         // a data member is read as it is (a short one is an error too)
         assertThrows(java.io.IOException.class, () -> reader.read(layout, 1, 0, 1200));
     }
+
+    /** A chunk whose node left the ring while a change was in flight: unreadable (an erasure for decoders), never zeros. */
+    @Test
+    void aGoneChunkFailsItsReadsNamingTheNode() throws Exception
+    {
+        Path data = Files.write(tmp.resolve("d"), new byte[100]);
+        StripeLayout layout = new StripeLayout("rs-cauchy-gf8-11d:k=2:m=1", 2, 1, new long[]{ 100, 100 }, 100,
+                                               List.of(LocatorMemberReader.file(data), LocatorMemberReader.gone("10.0.0.6"),
+                                                       LocatorMemberReader.gone("10.0.0.7")));
+        LocatorMemberReader reader = new LocatorMemberReader(name -> null);
+        assertEquals(100, reader.read(layout, 0, 0, 100).remaining());
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> reader.read(layout, 1, 0, 100));
+        assertEquals(true, e.getMessage().contains("10.0.0.6") && e.getMessage().contains("left the ring"), e.getMessage());
+        assertThrows(java.io.IOException.class, () -> reader.read(layout, 2, 0, 100));
+        assertEquals(true, LocatorMemberReader.isGone(layout.locators().get(2)));
+        assertEquals(false, LocatorMemberReader.isGone(layout.locators().get(0)));
+    }
 }
