@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 4-node cluster (RF = 3, RS k=2 m=1, alpha 0.6, cold tier on) encodes an ELECT table, then node 4 is decommissioned
  * ({@code nodetool decommission}, which streams its ranges) and stopped, or ({@code -Delect.it.departure.mode=removenode})
  * killed and removed with {@code nodetool removenode} (the remaining replicas stream its ranges, reading stubs of its
- * members through their stripes), or ({@code -Delect.it.departure.mode=drain}) drained and decommissioned by
+ * members through their stripes), or ({@code -Delect.it.departure.mode=inflight}) killed while a member change of a
+ * stripe it takes part in is in flight, then removed (see {@link #INFLIGHT}), or ({@code -Delect.it.departure.mode=drain}) drained and decommissioned by
  * {@code electtool decommission} (no stripe names it when it leaves). With {@code -Delect.it.departure.nodes=N -Delect.it.departure.k=K
  * -Delect.it.departure.m=M}, node N of an N-node RS(K, M) cluster leaves instead; with
  * {@code -Delect.it.departure.kill=PATTERN} a first decommission is killed mid-way (see {@link #KILL_AT}); with
@@ -59,7 +60,15 @@ class DepartureIT
     private static final String LEAVER = String.valueOf(NODES);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code -Delect.it.departure.mode=removenode}: node 4 is killed and removed instead of decommissioned. */
-    private static final boolean REMOVENODE = "removenode".equals(System.getProperty("elect.it.departure.mode"));
+    private static final boolean REMOVENODE = "removenode".equals(System.getProperty("elect.it.departure.mode"))
+                                              || "inflight".equals(System.getProperty("elect.it.departure.mode"));
+    /**
+     * {@code -Delect.it.departure.mode=inflight}: removenode, with a member change in flight on a stripe node 4 takes
+     * part in: every key of another node's member of that stripe is written again (the coordinator removes that
+     * member), and node 4 is killed as soon as the change is recorded, before it answered every call; after the
+     * removenode the change must finish without node 4 (docs/design/topology.md "Changes in flight when a node leaves").
+     */
+    private static final boolean INFLIGHT = "inflight".equals(System.getProperty("elect.it.departure.mode"));
     /**
      * {@code -Delect.it.departure.mode=drain}: node 4 leaves by {@code electtool decommission} (drained first: no stripe
      * names it when it leaves, docs/design/topology.md "Draining before leaving").
@@ -134,7 +143,10 @@ class DepartureIT
         {
             // node 4 dies (its disk is gone for good), then the others remove it: its ranges are streamed from the
             // remaining replicas, which read stubs of node 4's members through the stripe (degraded decode)
-            assertEquals(0, SCRIPT.run(180, "kill", "--hard", LEAVER).code());
+            if (INFLIGHT)
+                inFlight = killMidChange();
+            else
+                assertEquals(0, SCRIPT.run(180, "kill", "--hard", LEAVER).code());
             // removenode refuses a node still seen alive: wait until node 1's failure detector marks it down
             long down = System.currentTimeMillis() + 120_000;
             while (!SCRIPT.run(120, "nodetool", "1", "status").output().lines().anyMatch(l -> l.startsWith("DN") && l.contains(LEAVING + " ")))
@@ -202,6 +214,16 @@ class DepartureIT
         System.out.println("storage report after the repair: " + after);
         assertEquals(0, after.path("stripes_naming_departed_nodes").size(), after.toString());
         assertTrue(kinds.values().stream().mapToInt(Integer::intValue).sum() > 0, "the coordinator logged its repairs");
+        if (INFLIGHT)
+        {
+            // the change killed in flight finished without node 4 (StripeChanges' "which left the ring" line), and the
+            // stripe is committed without it
+            List<String> without = log.lines().filter(l -> l.contains(inFlight.toString()) && l.contains("which left the ring")).toList();
+            System.out.println("change of stripe " + inFlight + " finished without node " + LEAVER + ": " + without);
+            assertTrue(!without.isEmpty(), "node 1 logged the change of stripe " + inFlight + " going on without node " + LEAVER);
+            StripeRecord r = records().stream().filter(x -> x.id().equals(inFlight)).findFirst().orElse(null);
+            assertTrue(r == null || r.state() == StripeState.COMMITTED || r.state() == StripeState.RETIRED, "stripe " + inFlight + ": " + r);
+        }
 
         // a node that left without draining cannot delete its cold objects: the coordinator does, once no stripe names
         // it (two sweeps a minute apart); a drained node deleted its own (its members were kept and recalled)
@@ -368,6 +390,59 @@ class DepartureIT
     }
 
     /** Files (objects) under a directory of the cold tier's filesystem backend; 0 when it does not exist. */
+    /** The stripe whose change node 4 was killed in the middle of (inflight mode). */
+    private static io.elect.core.stripes.StripeId inFlight;
+
+    /**
+     * Inflight mode: every key of a member of node 1, 2 or 3 whose stripe names node 4 (a parity chunk or another
+     * member) is written again, the nodes flush, and node 4 is SIGKILLed as soon as that stripe is seen CHANGING
+     * (polled every 50 ms), so that the change waits for it. Returns the stripe. Fails if the change finished first
+     * (nothing would be in flight: run again).
+     */
+    private static io.elect.core.stripes.StripeId killMidChange() throws Exception
+    {
+        java.util.function.Predicate<StripeRecord> naming4 = r -> r.parityNodes().contains(LEAVING)
+            || r.members().stream().anyMatch(m -> !m.isVirtual() && m.node().equals(LEAVING));
+        java.util.function.IntPredicate slice = null;
+        int owner = 0;
+        for (int i = 1; i < NODES && slice == null; i++)
+        {
+            String addr = "127.0.0." + i + ":";
+            com.datastax.oss.driver.api.core.metadata.Node n = session.getMetadata().getNodes().values().stream()
+                .filter(x -> x.getEndPoint().resolve().toString().contains(addr)).findFirst().orElseThrow();
+            slice = MemberRemovalCheck.slice(session, n, i, KS, "usertable", KEYS, TransitioningIT::key, naming4);
+            owner = i;
+        }
+        assertNotNull(slice, "no member of nodes 1-" + (NODES - 1) + " in a stripe naming node " + LEAVER);
+        java.util.Map<io.elect.core.stripes.StripeId, Long> generations = new java.util.HashMap<>();
+        for (StripeRecord r : records())
+            generations.put(r.id(), r.parityGeneration());
+        int rewritten = MemberRemovalCheck.overwrite(session, KS + ".usertable", KEYS, slice, TransitioningIT::key, TransitioningIT::value, 0);
+        for (int i = 1; i <= NODES; i++)
+            assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
+        long until = System.currentTimeMillis() + 300_000;
+        while (System.currentTimeMillis() < until)
+        {
+            for (StripeRecord r : records())
+            {
+                if (!naming4.test(r) || r.parityGeneration() <= generations.getOrDefault(r.id(), Long.MAX_VALUE))
+                    continue;
+                if (r.state() == StripeState.CHANGING)
+                {
+                    assertEquals(0, SCRIPT.run(180, "kill", "--hard", LEAVER).code());
+                    System.out.println("inflight: " + rewritten + " keys of a node-" + owner + " member rewritten; node " + LEAVER
+                                       + " killed while stripe " + r.id() + " was CHANGING to generation " + r.parityGeneration()
+                                       + " (parity on " + r.parityNodes() + ", members " + r.members() + ")");
+                    return r.id();
+                }
+                throw new AssertionError("stripe " + r.id() + " changed to generation " + r.parityGeneration() + " before node " + LEAVER
+                                         + " could be killed mid-change (" + r.state() + "): nothing in flight, run again");
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no change of a stripe naming node " + LEAVER + " within 300 s of rewriting " + rewritten + " keys");
+    }
+
     private static long coldObjects(java.nio.file.Path dir) throws java.io.IOException
     {
         if (!Files.isDirectory(dir))
