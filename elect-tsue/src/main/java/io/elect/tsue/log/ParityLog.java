@@ -36,7 +36,10 @@ import io.elect.tsue.fs.FileLayer;
  *
  * <p>Files: {@code <base>.<generation>}. Every generation starts with the unapplied records of the previous one and
  * a ROTATED marker, and is synced before older generations are deleted: on open, the newest generation with a
- * ROTATED marker is the log (a newer one without it is an interrupted rotation and is discarded).
+ * ROTATED marker is the log (a newer one without it is an interrupted rotation and is discarded). One retired
+ * generation is kept as {@code <base>.spare} (reset first: a synced header with a new epoch, so none of its records
+ * is valid) and becomes the next generation, so a rotation reuses an allocated file instead of growing a new one (with
+ * {@code elect.tsue.log_allocate_step} on, a new file's bytes are written twice). The loader ignores the spare.
  *
  * <p>Thread-safe. Serial logs (PL, PLR, PARIX, DPU) hold the log's monitor across each append with its sync and
  * across each apply, as in the papers that describe them (appends are serialized and excluded by recycling).
@@ -120,6 +123,9 @@ public final class ParityLog
     private final ReentrantLock applyLock = new ReentrantLock();
     private long generation;
     private RecordLog log;
+    /** The epoch of {@code <base>.spare} if this log reset it (null: unknown, read from its header on reuse). */
+    private Integer spareEpoch;
+    static final String SPARE = ".spare";
     private long batch;
     private int inflight;
 
@@ -165,14 +171,29 @@ public final class ParityLog
     /** Starts a new generation holding the unapplied records, then deletes the given older generations. */
     private void rotate(List<Long> old) throws IOException
     {
+        long previous = generation;
+        RecordLog previousLog = log;
         generation++;
         String name = base + "." + generation;
-        if (opt.preallocate() > 0)
+        String spare = base + SPARE;
+        RecordLog next;
+        if (fs.size(spare) >= 0)
         {
-            fs.write(name, 0, new byte[(int) opt.preallocate()], 0, (int) opt.preallocate());
-            fs.sync(name);
+            // a retired generation, reset: its records belong to an older epoch, so a crash before the ROTATED marker
+            // below leaves a generation without one, which the loader discards
+            fs.rename(spare, name);
+            next = spareEpoch != null ? RecordLog.openReset(fs, name, spareEpoch) : RecordLog.open(fs, name);
+            spareEpoch = null;
         }
-        RecordLog next = RecordLog.open(fs, name);
+        else
+        {
+            if (opt.preallocate() > 0)
+            {
+                fs.write(name, 0, new byte[(int) opt.preallocate()], 0, (int) opt.preallocate());
+                fs.sync(name);
+            }
+            next = RecordLog.open(fs, name);
+        }
         next.takeRecovered();
         state.writeUnapplied(next);
         next.append(TYPE_ROTATED, new byte[0], false);
@@ -180,8 +201,21 @@ public final class ParityLog
         log = next;
         state.clearPendingCommits();   // the new generation holds every committed transaction
         for (long g : old)
-            if (g != generation)
-                fs.delete(base + "." + g);
+        {
+            if (g == generation)
+                continue;
+            String file = base + "." + g;
+            if (fs.size(spare) < 0 && fs.size(file) >= 0)
+            {
+                // kept for the next rotation: reset (synced) before it leaves its generation's name
+                RecordLog retired = g == previous && previousLog != null ? previousLog : RecordLog.open(fs, file);
+                retired.reset();
+                fs.rename(file, spare);
+                spareEpoch = retired.epoch();
+            }
+            else
+                fs.delete(file);
+        }
     }
 
     /**

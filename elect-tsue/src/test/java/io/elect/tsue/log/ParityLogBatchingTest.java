@@ -108,6 +108,58 @@ class ParityLogBatchingTest
         assertTrue(again.isCommitted(2));
     }
 
+    /**
+     * Rotations reuse one retired generation (reset, then renamed {@code <base>.spare}) instead of creating a file per
+     * generation; a reuse cut between the rename and the new generation's ROTATED marker is discarded on open.
+     */
+    @Test
+    void rotationsReuseOneSpareFileAndAnInterruptedReuseIsDiscarded() throws IOException
+    {
+        MemFileLayer mem = new MemFileLayer();
+        java.util.function.Supplier<ParityLog> open = () -> {
+            try
+            {
+                return new ParityLog(mem, "tdelta-0", CODER, NAMES, 4096, 2048,
+                                     new ParityLog.Options(ParityLog.Role.DELTA, true, true, 0, null, null, System::nanoTime));
+            }
+            catch (IOException e)
+            {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        ParityLog log = open.get();
+        log.append(List.of(dataDelta(1, 5)), true);   // stays unapplied throughout: every rotation copies it
+        long tx = 100;
+        for (int round = 0; round < 8; round++)
+        {
+            long[] ids = new long[20];
+            List<TxRecord> records = new java.util.ArrayList<>();
+            for (int i = 0; i < ids.length; i++)
+            {
+                ids[i] = tx++;
+                records.add(dataDelta(ids[i], 6));
+            }
+            log.append(records, true);
+            log.forwarded(ids, true);   // gone from the log: the next rotation copies only transaction 1
+        }
+        List<String> files = mem.list().stream().filter(f -> f.startsWith("tdelta-0")).sorted().toList();
+        assertEquals(2, files.size(), "one generation and the spare: " + files);
+        assertTrue(files.contains("tdelta-0.spare"), files.toString());
+        long gen = Long.parseLong(files.get(0).substring("tdelta-0.".length()));
+        assertTrue(gen >= 5, "the log rotated every round or so: generation " + gen);
+        assertEquals(0, RecordLog.scan(mem, "tdelta-0.spare").size(), "the spare holds no valid record");
+        mem.crash();
+        assertEquals(1, open.get().uncommitted().size(), "transaction 1 survives the rotations and the crash");
+        // the rotation on open took the spare; cut a reuse after its rename, before its ROTATED marker
+        gen = mem.list().stream().filter(f -> f.matches("tdelta-0\\.\\d+")).mapToLong(f -> Long.parseLong(f.substring(9))).max().orElseThrow();
+        mem.rename("tdelta-0.spare", "tdelta-0." + (gen + 1));
+        mem.crash();
+        ParityLog again = open.get();
+        assertEquals(1, again.uncommitted().size(), "the interrupted reuse (no ROTATED marker) is discarded, generation " + gen + " read");
+        assertEquals(List.of("tdelta-0." + (gen + 2), "tdelta-0.spare"),
+                     mem.list().stream().filter(f -> f.startsWith("tdelta-0")).sorted().toList());
+    }
+
     /** Parity log of node-local parity chunk 4 (parity 0) of stripe 5, applies coalescing ranges < 16 pages apart. */
     private static ParityLog parity(FileLayer fs) throws IOException
     {
@@ -223,7 +275,7 @@ class ParityLogBatchingTest
         }
         log.apply();
         assertTrue(log.isEmpty());
-        assertEquals(List.of("tplog.2"), mem.list().stream().filter(f -> f.startsWith("tplog")).toList(),
-                     "generation 1 from the open, one rotation after the apply's three cycles");
+        assertEquals(List.of("tplog.2", "tplog.spare"), mem.list().stream().filter(f -> f.startsWith("tplog")).sorted().toList(),
+                     "generation 1 from the open, one rotation after the apply's three cycles; generation 1 kept, reset, for the next");
     }
 }
