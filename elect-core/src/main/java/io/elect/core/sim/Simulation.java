@@ -217,70 +217,6 @@ public final class Simulation
         stats.put("departed_cold_objects_left", after);
     }
 
-    /**
-     * Whether a seed without a decommission during its run (and without the late one) ends with a plain decommission
-     * of a node that a stripe change in flight names (a quarter of them, by a generator of their own).
-     */
-    static boolean inFlightDeparture(long seed)
-    {
-        // -Delect.sim.inflight_departure=false turns it off (to tell whether a failing seed needs it)
-        return Boolean.parseBoolean(System.getProperty("elect.sim.inflight_departure", "true"))
-               && new java.util.SplittableRandom(seed ^ 0x1F11D3EL).nextInt(4) == 0;
-    }
-
-    /**
-     * A change in flight when a participant leaves (docs/design/topology.md "Changes in flight when a node leaves"):
-     * after settling, the coordinator records a member change of a COMMITTED stripe (a change that keeps the member
-     * and moves no parity: the smallest change, standing for any whose first call failed) and the node of another
-     * member or of a parity chunk of that stripe leaves with a plain decommission before any participant call.
-     * Healing must finish the change without the departed node (its chunk unreadable for good), then the departure
-     * repair removes its member or moves its parity; the invariants then check every key, every stripe terminal and
-     * no orphan.
-     */
-    private void inFlightDeparture() throws IOException
-    {
-        java.util.SplittableRandom pick = new java.util.SplittableRandom(o.seed() ^ 0xF11D3L);
-        List<io.elect.core.stripes.StripeRecord> committed = new ArrayList<>();
-        for (io.elect.core.stripes.StripeRecord r : c.stripes.list())
-            if (r.state() == io.elect.core.stripes.StripeState.COMMITTED)
-                committed.add(r);
-        if (committed.isEmpty())
-            return;
-        io.elect.core.stripes.StripeRecord r = committed.get(pick.nextInt(committed.size()));
-        List<Integer> slots = new ArrayList<>();
-        for (int i = 0; i < r.k(); i++)
-            if (!r.members().get(i).isVirtual())
-                slots.add(i);
-        int slot = slots.get(pick.nextInt(slots.size()));
-        List<String> others = new ArrayList<>(r.parityNodes());
-        for (int i = 0; i < r.k(); i++)
-            if (i != slot && !r.members().get(i).isVirtual())
-                others.add(r.members().get(i).node());
-        String victim = others.get(pick.nextInt(others.size()));
-        boolean parity = r.parityNodes().contains(victim);
-        io.elect.core.stripes.StripeRecord next = r.beginChange(slot, r.members().get(slot), r.parityNodes(), c.clock.millis());
-        if (c.stripes.replan(r, next) == io.elect.core.transition.StripeStore.Outcome.CONFLICT)
-            return;
-        event("stripe " + r.id() + " CHANGING (slot " + slot + " kept, generation " + next.parityGeneration() + ") when " + victim
-              + ", holding " + (parity ? "a parity chunk" : "another member") + " of it, leaves");
-        if (!ringChanges.decommission(c.byId(victim), o.k(), o.m(), true))
-        {
-            event("in-flight departure: the decommission of " + victim + " was refused");
-            faults.heal();
-            return;
-        }
-        decommissioned = true;
-        stats.put("decommissions", 1);
-        stats.put(parity ? "inflight_departures_parity" : "inflight_departures_member", 1);
-        faults.heal();
-        io.elect.core.stripes.StripeRecord after = c.stripes.get(r.id()).orElse(null);
-        if (after != null && (!after.state().isTerminal() || after.parityNodes().contains(victim)
-                              || after.members().stream().anyMatch(x -> !x.isVirtual() && x.node().equals(victim))))
-            violation("stripe " + r.id() + " still names " + victim + ", which left with its change in flight: " + after);
-        event("in-flight departure of " + victim + ": stripe " + r.id() + " is " + (after == null ? "gone" : after.state() + " at generation "
-              + after.parityGeneration() + " on " + after.parityNodes()));
-    }
-
     /** Whether member merges are on in a seed's run (half the seeds, by a generator of their own). */
     static boolean mergesOn(long seed)
     {
@@ -337,8 +273,8 @@ public final class Simulation
         }
         if (!decommissioned && lateDecommission(o.seed()))
             lateDecommission();
-        if (!decommissioned && inFlightDeparture(o.seed()))
-            inFlightDeparture();
+        if (!decommissioned && InFlightDepartures.applies(o.seed()))
+            decommissioned = new InFlightDepartures(this, c, ringChanges, faults).run(o);
         new Invariants(this, c).check();
         stats.put("writes_acked", writes);
         stats.put("rounds_with_node_down", roundsWithDown);

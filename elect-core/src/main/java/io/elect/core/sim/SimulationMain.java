@@ -80,7 +80,7 @@ public final class SimulationMain
         int raised = 0; // seeds in which the operator raised alpha during the run
         int obsoleteBound = 0; // seeds whose alpha was out of reach only because frozen files keep obsolete versions
         long roundsDown = 0, committedDown = 0, retired = 0, removed = 0, widened = 0, merged = 0, mergeSeeds = 0, filled = 0, wider = 0, widenSeeds = 0, decommissions = 0, drained = 0, late = 0, departedCold = 0,
-             inFlightParity = 0, inFlightMember = 0;
+             inFlightParity = 0, inFlightMember = 0, inFlightFill = 0;
         long byTwo = 0, byPushed = 0, reencoded = 0;
         long lastProgress = start;
         for (long seed : list)
@@ -112,6 +112,7 @@ public final class SimulationMain
             departedCold += ((Number) r.stats().getOrDefault("departed_cold_objects", 0L)).longValue();
             inFlightParity += r.stats().containsKey("inflight_departures_parity") ? 1 : 0;
             inFlightMember += r.stats().containsKey("inflight_departures_member") ? 1 : 0;
+            inFlightFill += r.stats().containsKey("inflight_departures_fill") ? 1 : 0;
             if (r.stats().containsKey("alpha_raised_to"))
                 raised++;
             if (r.stats().containsKey("alpha_unreachable_obsolete"))
@@ -140,9 +141,9 @@ public final class SimulationMain
                           + "because frozen files keep obsolete versions (invariant 5); %d rounds ran with a node down, "
                           + "committing %d stripes; %d stripes retired (fully shadowed); %d members removed from their stripes (fully shadowed); "
                           + "%d members merged (replaced by their next version) in the %d seeds with merges on; alpha raised at runtime in %d seeds; %d padded stripe choices widened to pay for their parity; %d virtual slots filled; %d stripes widened to k+1 in the %d seeds where the operator widened; "
-                          + "a node decommissioned in %d seeds (drained first in %d; after settling, holding offloaded files, in %d: %d cold objects of departed nodes; with a change in flight, in %d holding its parity and %d another member); parity generations computed from both member versions %d, from a pushed delta %d, re-encoded %d%n", list.size(), steps,
+                          + "a node decommissioned in %d seeds (drained first in %d; after settling, holding offloaded files, in %d: %d cold objects of departed nodes; with a change in flight, in %d holding its parity, %d another member, %d the member of a fill); parity generations computed from both member versions %d, from a pushed delta %d, re-encoded %d%n", list.size(), steps,
                           sabotage.name().toLowerCase(), list.size() - failed, failed, (io.elect.core.util.Clock.SYSTEM.nanoTime() - start) / 1e9,
-                          obsoleteBound, roundsDown, committedDown, retired, removed, merged, mergeSeeds, raised, widened, filled, wider, widenSeeds, decommissions, drained, late, departedCold, inFlightParity, inFlightMember, byTwo, byPushed, reencoded);
+                          obsoleteBound, roundsDown, committedDown, retired, removed, merged, mergeSeeds, raised, widened, filled, wider, widenSeeds, decommissions, drained, late, departedCold, inFlightParity, inFlightMember, inFlightFill, byTwo, byPushed, reencoded);
         System.exit(failed == 0 ? 0 : 1);
     }
 
