@@ -36,8 +36,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Redundancy transitioning end to end on a real 3-node cluster with the cold tier (RF = 3, RS k=2 m=1, alpha 0.6;
  * system properties elect.it.nodes/k/m/keys/alpha change them; by default, as in `scripts/elect test`, one cluster starts
- * at alpha 0.3, and once that target is checked alpha is raised at runtime with `electtool alpha` to 0.6 and then 0.8,
- * each checked in turn):
+ * at alpha 0 (nothing transitions while the data is loaded), alpha is set to 0.3 at runtime with `electtool alpha`, and
+ * once that target is checked raised to 0.6 and then 0.8, each checked in turn):
  * the same data goes into a plain LCS table and an ELECT table; the coordinator encodes cold last-level primaries,
  * stubs the secondaries and offloads parity until the storage report says the target is reached. Then, measured
  * independently of our own accounting (Cassandra's "Space used (live)" plus the parity files on disk), the ELECT
@@ -85,7 +85,11 @@ class TransitioningIT
         Result r = SCRIPT.run(1500, "start", "--nodes", String.valueOf(NODES), "--num-tokens", String.valueOf(NUM_TOKENS),
                               "--fresh", "--wait-for-ports", "900",
                               "--set", "elect.data_chunks=" + K, "--set", "elect.parity_chunks=" + M,
-                              "--set", "elect.storage_saving_target=" + ALPHA, "--set", "elect.transition_min_age_seconds=0",
+                              // alpha 0 until the data is loaded, flushed and compacted (then electtool alpha): with
+                              // the target in effect from the start, rounds encoded during a slow load and had converged
+                              // before the crash step watched for a stripe in flight (a run under load: "no stripe was
+                              // seen in flight within 300 s")
+                              "--set", "elect.storage_saving_target=0.0", "--set", "elect.transition_min_age_seconds=0",
                               "--set", "elect.transition_interval_seconds=5", "--set", "elect.stripe_fill_wait_seconds=5", "--set", "elect.primary_offload_min_age_seconds=0",
                               "--set", "elect.cold_read_rate=1000");
         assertEquals(0, r.code(), "elect-cluster start failed:\n" + r.output());
@@ -129,6 +133,8 @@ class TransitioningIT
             assertEquals(0, SCRIPT.compact(i, KS).code());
         }
 
+        // transitioning starts now, on loaded, compacted data
+        setAlpha(ALPHA);
         // 1. A node killed with SIGKILL while a stripe is in flight (seen in elect_system.stripes, not guessed from
         //    timing), then restarted: the victim is a participant of that stripe (a data or parity node), seeded.
         if (FULL)
@@ -142,17 +148,23 @@ class TransitioningIT
             double alpha = targets.get(t);
             if (t > 0)
             {
-                for (int i = 1; i <= NODES; i++)
-                {
-                    Result r = SCRIPT.run(120, "electtool", String.valueOf(i), "alpha", String.valueOf(alpha));
-                    assertEquals(0, r.code(), "electtool alpha " + alpha + " on node " + i + ":\n" + r.output());
-                    assertEquals(alpha, ((Number) LocalClusterScript.jmxAttribute(i, ElectNodeMBean.OBJECT_NAME, "StorageSavingTarget")).doubleValue());
-                }
+                setAlpha(alpha);
                 System.out.printf("alpha raised at runtime from %.2f to %.2f on every node%n", targets.get(t - 1), alpha);
             }
             // the updates, member removal and degraded reads change the data (the plain table does not get them):
             // only after the last target's saving is measured
             convergeAndCheck(alpha, FULL && t == targets.size() - 1);
+        }
+    }
+
+    /** {@code electtool alpha A} on every node, checked over JMX. */
+    private static void setAlpha(double alpha) throws Exception
+    {
+        for (int i = 1; i <= NODES; i++)
+        {
+            Result r = SCRIPT.run(120, "electtool", String.valueOf(i), "alpha", String.valueOf(alpha));
+            assertEquals(0, r.code(), "electtool alpha " + alpha + " on node " + i + ":\n" + r.output());
+            assertEquals(alpha, ((Number) LocalClusterScript.jmxAttribute(i, ElectNodeMBean.OBJECT_NAME, "StorageSavingTarget")).doubleValue());
         }
     }
 
