@@ -417,7 +417,25 @@ class DepartureIT
         java.util.Map<io.elect.core.stripes.StripeId, Long> generations = new java.util.HashMap<>();
         for (StripeRecord r : records())
             generations.put(r.id(), r.parityGeneration());
-        int rewritten = MemberRemovalCheck.overwrite(session, KS + ".usertable", KEYS, slice, TransitioningIT::key, TransitioningIT::value, 0);
+        // the same values again, newer timestamps: the member is fully shadowed, every read still sees version 0
+        PreparedStatement put = session.prepare("INSERT INTO " + KS + ".usertable (key, field0, field3) VALUES (?, ?, ?)");
+        List<java.util.concurrent.CompletionStage<com.datastax.oss.driver.api.core.cql.AsyncResultSet>> writes = new java.util.ArrayList<>();
+        int rewritten = 0;
+        for (int k = 0; k < KEYS; k++)
+            if (slice.test(k))
+            {
+                rewritten++;
+                writes.add(session.executeAsync(put.bind(key(k), TransitioningIT.value(k, 0, 0), TransitioningIT.value(k, 0, 3))
+                                                   .setConsistencyLevel(ConsistencyLevel.ALL)));
+                if (writes.size() >= 64)
+                {
+                    for (var w : writes)
+                        w.toCompletableFuture().get();
+                    writes.clear();
+                }
+            }
+        for (var w : writes)
+            w.toCompletableFuture().get();
         for (int i = 1; i <= NODES; i++)
             assertEquals(0, SCRIPT.run(180, "nodetool", String.valueOf(i), "flush", KS).code());
         long until = System.currentTimeMillis() + 300_000;
