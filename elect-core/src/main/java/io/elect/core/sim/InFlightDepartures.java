@@ -60,18 +60,35 @@ final class InFlightDepartures
                 committed.add(r);
         if (committed.isEmpty())
             return false;
-        io.elect.core.stripes.StripeRecord r = committed.get(pick.nextInt(committed.size()));
-        if (pick.nextInt(3) == 0 && fill(o, r))
-            return left;
+        int variant = pick.nextInt(3); // 0: a fill's member leaves, 1: a parity node, 2: another member's node
+        if (variant == 0)
+        {
+            // on a stripe with a virtual slot (few are left after settling: fills take them)
+            for (io.elect.core.stripes.StripeRecord v : committed)
+                if (v.members().contains(io.elect.core.stripes.Member.virtual()) && fill(o, v))
+                    return left;
+            variant = 1;
+        }
+        // another member's node needs a stripe with two real members (a padded stripe has one)
+        List<io.elect.core.stripes.StripeRecord> eligible = variant == 2 ? committed.stream().filter(x -> x.realMembers() >= 2).toList() : committed;
+        if (eligible.isEmpty())
+        {
+            eligible = committed;
+            variant = 1;
+        }
+        io.elect.core.stripes.StripeRecord r = eligible.get(pick.nextInt(eligible.size()));
         List<Integer> slots = new ArrayList<>();
         for (int i = 0; i < r.k(); i++)
             if (!r.members().get(i).isVirtual())
                 slots.add(i);
         int slot = slots.get(pick.nextInt(slots.size()));
-        List<String> others = new ArrayList<>(r.parityNodes());
-        for (int i = 0; i < r.k(); i++)
-            if (i != slot && !r.members().get(i).isVirtual())
-                others.add(r.members().get(i).node());
+        List<String> others = new ArrayList<>();
+        if (variant == 1)
+            others.addAll(r.parityNodes());
+        else
+            for (int i = 0; i < r.k(); i++)
+                if (i != slot && !r.members().get(i).isVirtual())
+                    others.add(r.members().get(i).node());
         String victim = others.get(pick.nextInt(others.size()));
         boolean parity = r.parityNodes().contains(victim);
         io.elect.core.stripes.StripeRecord next = r.beginChange(slot, r.members().get(slot), r.parityNodes(), c.clock.millis());

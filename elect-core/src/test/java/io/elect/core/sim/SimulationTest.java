@@ -88,7 +88,7 @@ class SimulationTest
         int seeds = Integer.getInteger("elect.sim.seeds", SEEDS), steps = Integer.getInteger("elect.sim.steps", STEPS);
         List<String> failures = new ArrayList<>();
         long decoded = 0, committed = 0, committedWithNodeDown = 0, retired = 0, merged = 0, filled = 0, decommissioned = 0, copied = 0, changed = 0, departedCold = 0,
-             inFlightParity = 0, inFlightMember = 0;
+             inFlightParity = 0, inFlightMember = 0, inFlightFill = 0;
         for (Simulation.Result r : run(1, seeds, steps, Sabotage.NONE))
         {
             if (!r.ok())
@@ -117,6 +117,7 @@ class SimulationTest
             departedCold += ((Number) r.stats().getOrDefault("departed_cold_objects", 0L)).longValue();
             inFlightParity += r.stats().containsKey("inflight_departures_parity") ? 1 : 0;
             inFlightMember += r.stats().containsKey("inflight_departures_member") ? 1 : 0;
+            inFlightFill += r.stats().containsKey("inflight_departures_fill") ? 1 : 0;
         }
         assertEquals(List.of(), failures, failures.size() + " of " + seeds + " seeds failed");
         // the runs did what the invariants are about: stripes committed and degraded reads reconstructed data
@@ -138,9 +139,11 @@ class SimulationTest
         // late plain decommissions of nodes holding offloaded files happened, and their objects were deleted
         assertTrue(departedCold > 0, "cold objects of departed nodes (deleted): " + departedCold);
         // nodes holding a parity chunk or another member of a stripe left while a change of it was in flight: the
-        // change finished without them and the departure repair took the stripe (Simulation.inFlightDeparture)
-        assertTrue(inFlightParity > 0 && inFlightMember > 0,
-                   "seeds whose in-flight departure took a parity node: " + inFlightParity + ", another member's node: " + inFlightMember);
+        // change finished without them and the departure repair took the stripe; a fill whose member's node left was
+        // abandoned (InFlightDepartures)
+        assertTrue(inFlightParity > 0 && inFlightMember > 0 && inFlightFill > 0,
+                   "seeds whose in-flight departure took a parity node: " + inFlightParity + ", another member's node: " + inFlightMember
+                   + ", a fill's member: " + inFlightFill);
     }
 
     @Test
